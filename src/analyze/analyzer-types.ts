@@ -1,0 +1,34 @@
+// What the analyzer consumes and produces.
+
+export type Direction = 'in' | 'out';
+export type VehicleClass = 'car' | 'heavy' | 'two-wheeler' | 'unknown';
+
+/** One RGBA frame as the analyzer sees it. */
+export interface AnalyzerFrame {
+  readonly width: number;
+  readonly height: number;
+  /** width * height * 4 bytes, RGBA; the analyzer must not keep a reference after process() returns. */
+  readonly data: Uint8Array;
+  /** Capture time, ms since the Unix epoch. */
+  readonly timeMs: number;
+}
+
+/** A vehicle crossing one counting line. */
+export interface CrossingEvent {
+  readonly cameraId: string;
+  readonly lineId: string;
+  /** 'in' when cross(to - from, motion) > 0: for a line drawn left to right, motion down the image. */
+  readonly direction: Direction;
+  /** Time of the crossing, ms since the Unix epoch (interpolated between frames where possible). */
+  readonly timeMs: number;
+  readonly trackId: number;
+  readonly vehicleClass: VehicleClass;
+  /** Blob area in pixels of the full-resolution frame at the crossing. */
+  readonly areaPx: number;
+  /** Bounding box [x, y, w, h] in full-resolution pixels at the crossing. */
+  readonly bbox: readonly [number, number, number, number];
+  /** Speed in full-resolution pixels per second at the crossing. */
+  readonly speedPxPerS: number;
+  /** Frames the track was seen in before it was counted. */
+  readonly framesSeen: number;
+}

@@ -1,0 +1,46 @@
+// The one interface every frame channel (ipc, zeromq, shared) implements; see test/channel-contract.test.ts.
+
+import type { ChannelOutput, JpegFrame } from './messages.js';
+
+export interface ChannelStats {
+  readonly channel: string;
+  /** JPEGs accepted by submit(). */
+  submitted: number;
+  /** Frames decoded and delivered to the consumer. */
+  delivered: number;
+  /** Frames dropped because the consumer or the decoders fell behind (oldest first). */
+  dropped: number;
+  /** JPEGs the decoder rejected (corrupt, not JPEG, too large). */
+  decodeErrors: number;
+  /** Decoder processes/threads restarted after a crash. */
+  decoderRestarts: number;
+  /** Frames currently in flight (submitted, not yet delivered or dropped). */
+  inFlight: number;
+}
+
+export interface FrameChannelOptions {
+  /** Maximum frames in flight (queued for decode, decoding, or decoded but undelivered). Beyond it the oldest is dropped. */
+  readonly maxInFlight: number;
+  /** Number of decoder processes/threads. */
+  readonly decoders: number;
+  readonly decoder: 'jpeg-js' | 'sharp';
+}
+
+/**
+ * Moves JPEGs to decoders and decoded frames back to the analyzer.
+ * Backpressure policy: at most `maxInFlight` frames are in flight; when a new JPEG arrives and the
+ * limit is reached, the oldest frame not yet delivered is dropped and counted in stats.dropped
+ * (a live camera wants the newest frame).
+ */
+export interface FrameChannel extends AsyncDisposable {
+  readonly name: string;
+  /** Starts decoders; resolves when the channel can accept frames. */
+  start(): Promise<void>;
+  /** Hands a JPEG to the decoders. Never blocks and never queues without limit. */
+  submit(frame: JpegFrame, limits: { maxMegapixels: number; maxDecodeMemoryMB: number }): void;
+  /** Next decoded frame or decode failure, in submission order per camera; null once closed and drained. */
+  next(): Promise<ChannelOutput | null>;
+  stats(): ChannelStats;
+  /** Stops accepting frames, drains what is in flight for at most `timeoutMs`, stops decoders. Idempotent. */
+  close(timeoutMs?: number): Promise<void>;
+}

@@ -1,0 +1,213 @@
+// FrameChannel over Node process IPC: JPEGs go to forked decoder children, RGBA frames come back via
+// process.send. 'advanced' serialization (V8 structured clone) by default; 'json' is the historical baseline.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ChannelError } from '../errors.js';
+import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
+import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
+import type { ChannelOutput, DecodeLimits, IpcFromChild, IpcToChild, JpegFrame } from './messages.js';
+import { toUint8Array } from '../decode/ipc-bytes.js';
+
+const CHILD_FILE = fileURLToPath(new URL('../decode/ipc-decoder-child.js', import.meta.url));
+
+export interface IpcChannelOptions extends FrameChannelOptions {
+  readonly serialization?: 'advanced' | 'json';
+  /** How long start() waits for a decoder child to report ready. */
+  readonly startTimeoutMs?: number;
+}
+
+interface Decoder {
+  readonly index: number;
+  proc: ChildProcess;
+  ready: boolean;
+  job: number | null;
+  startedAt: number;
+  crashes: number;
+}
+
+export class IpcChannel implements FrameChannel {
+  readonly name: string;
+  readonly #opts: Required<IpcChannelOptions>;
+  readonly #queue: InFlightQueue;
+  readonly #limits = new Map<number, DecodeLimits>();
+  readonly #decoders: Decoder[] = [];
+  #submitted = 0;
+  #restarts = 0;
+  #closing: Promise<void> | undefined;
+  #started = false;
+
+  constructor(opts: IpcChannelOptions) {
+    this.#opts = { serialization: 'advanced', startTimeoutMs: 15_000, ...opts };
+    this.name = `ipc-${this.#opts.serialization}`;
+    this.#queue = new InFlightQueue(opts.maxInFlight, (e) => this.#limits.delete(e.id));
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    await Promise.all(Array.from({ length: this.#opts.decoders }, (_, i) => this.#spawn(i)));
+  }
+
+  #spawn(index: number): Promise<void> {
+    const proc = fork(CHILD_FILE, [], {
+      serialization: this.#opts.serialization,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [],
+    });
+    const prev = this.#decoders[index];
+    const dec: Decoder = { index, proc, ready: false, job: null, startedAt: Date.now(), crashes: prev?.crashes ?? 0 };
+    this.#decoders[index] = dec;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new ChannelError('TC_ERR_CHANNEL_START', `ipc channel: decoder ${index} did not start within ${this.#opts.startTimeoutMs} ms`));
+        proc.kill('SIGKILL');
+      }, this.#opts.startTimeoutMs);
+      proc.on('message', (msg: IpcFromChild) => {
+        if (msg.type === 'ready') {
+          clearTimeout(timer);
+          dec.ready = true;
+          resolve();
+          this.#pump();
+        } else {
+          this.#onResult(dec, msg);
+        }
+      });
+      proc.on('error', (err) => {
+        clearTimeout(timer);
+        reject(new ChannelError('TC_ERR_CHANNEL_START', `ipc channel: cannot start decoder ${index}: ${err.message}`, { cause: err }));
+      });
+      proc.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        this.#onExit(dec, code, signal);
+        if (!dec.ready) reject(new ChannelError('TC_ERR_CHANNEL_START', `ipc channel: decoder ${index} exited during start-up (code ${code}, signal ${signal})`));
+      });
+      const init: IpcToChild = { type: 'init', decoder: this.#opts.decoder };
+      proc.send(init);
+    });
+  }
+
+  #onResult(dec: Decoder, msg: Exclude<IpcFromChild, { type: 'ready' }>): void {
+    dec.job = null;
+    this.#limits.delete(msg.job);
+    let out: ChannelOutput;
+    if (msg.type === 'frame') {
+      const h = msg.header;
+      const data = toUint8Array(msg.pixels);
+      out = {
+        kind: 'frame',
+        frame: { cameraId: h.cameraId, seq: h.seq, capturedAt: h.capturedAt, width: h.width, height: h.height, data, decodeMs: h.decodeMs, release() {} },
+      };
+    } else {
+      out = { kind: 'error', failure: msg.failure };
+    }
+    this.#queue.complete(msg.job, out);
+    this.#pump();
+  }
+
+  #onExit(dec: Decoder, code: number | null, signal: NodeJS.Signals | null): void {
+    dec.ready = false;
+    if (this.#decoders[dec.index] !== dec) return; // an older, already replaced process
+    if (dec.job !== null) {
+      // The frame it was decoding is lost with it; count it as dropped rather than retrying a
+      // frame that may be what crashed the decoder.
+      this.#queue.abandon(dec.job);
+      this.#limits.delete(dec.job);
+      dec.job = null;
+    }
+    if (this.#closing) return;
+    this.#restarts++;
+    // Crash loop protection: back off when a decoder dies soon after it started.
+    dec.crashes = Date.now() - dec.startedAt < 10_000 ? dec.crashes + 1 : 0;
+    const delay = Math.min(5_000, dec.crashes === 0 ? 0 : 100 * 2 ** (dec.crashes - 1));
+    process.emitWarning(`ipc channel: decoder ${dec.index} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
+    setTimeout(() => {
+      if (this.#closing) return;
+      this.#spawn(dec.index).catch((err: unknown) => process.emitWarning(String(err)));
+    }, delay).unref();
+  }
+
+  #pump(): void {
+    for (const dec of this.#decoders) {
+      if (!dec || !dec.ready || dec.job !== null) continue;
+      const entry = this.#queue.nextPending();
+      if (!entry) return;
+      this.#dispatch(dec, entry);
+    }
+  }
+
+  #dispatch(dec: Decoder, entry: InFlightEntry): void {
+    const f = entry.frame;
+    const limits = this.#limits.get(entry.id)!;
+    entry.state = 'decoding';
+    entry.worker = dec.index;
+    dec.job = entry.id;
+    const jpeg = Buffer.isBuffer(f.jpeg) ? f.jpeg : Buffer.from(f.jpeg.buffer, f.jpeg.byteOffset, f.jpeg.byteLength);
+    const msg: IpcToChild = { type: 'decode', job: entry.id, req: { type: 'decode', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits }, jpeg };
+    // One job per child at a time: the next is sent only after this frame comes back, so the IPC pipe
+    // never holds more than one JPEG per decoder.
+    dec.proc.send(msg, undefined, {}, (err) => {
+      if (err && dec.job === entry.id) {
+        dec.job = null;
+        this.#queue.abandon(entry.id);
+      }
+    });
+  }
+
+  submit(frame: JpegFrame, limits: DecodeLimits): void {
+    if (this.#closing || this.#queue.closed) return;
+    this.#submitted++;
+    const entry = this.#queue.push(frame);
+    this.#limits.set(entry.id, limits);
+    this.#pump();
+  }
+
+  next(): Promise<ChannelOutput | null> {
+    return this.#queue.next();
+  }
+
+  stats(): ChannelStats {
+    return {
+      channel: this.name,
+      submitted: this.#submitted,
+      delivered: this.#queue.delivered,
+      dropped: this.#queue.dropped,
+      decodeErrors: this.#queue.decodeErrors,
+      decoderRestarts: this.#restarts,
+      inFlight: this.#queue.size,
+    };
+  }
+
+  /** Process ids of the decoder children (for tests and stats). */
+  decoderPids(): number[] {
+    return this.#decoders.filter((d) => d?.proc.pid !== undefined).map((d) => d.proc.pid!);
+  }
+
+  close(timeoutMs = 5_000): Promise<void> {
+    this.#closing ??= this.#close(timeoutMs);
+    return this.#closing;
+  }
+
+  async #close(timeoutMs: number): Promise<void> {
+    this.#queue.close();
+    const deadline = Date.now() + timeoutMs;
+    while (!this.#queue.idle && Date.now() < deadline && this.#decoders.some((d) => d?.ready)) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    this.#queue.dropUnfinished();
+    await Promise.all(this.#decoders.map((d) => (d ? stopChild(d.proc) : undefined)));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+async function stopChild(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  if (proc.connected) proc.disconnect();
+  const t = setTimeout(() => proc.kill('SIGKILL'), 2_000);
+  await exited;
+  clearTimeout(t);
+}

@@ -1,0 +1,77 @@
+// Message shapes that cross thread and process boundaries, in one place for every channel.
+
+/** A JPEG to decode, as produced by a frame source. */
+export interface JpegFrame {
+  readonly cameraId: string;
+  /** Per-camera sequence number, increasing by one per frame the source yields. */
+  readonly seq: number;
+  /** Capture time, ms since the Unix epoch. */
+  readonly capturedAt: number;
+  readonly jpeg: Uint8Array;
+}
+
+/** Limits the decoder enforces on untrusted JPEG input. */
+export interface DecodeLimits {
+  readonly maxMegapixels: number;
+  readonly maxDecodeMemoryMB: number;
+}
+
+/** A JPEG decode request as sent to a decoder (the jpeg bytes travel beside it where the transport allows). */
+export interface DecodeRequest {
+  readonly type: 'decode';
+  readonly cameraId: string;
+  readonly seq: number;
+  readonly capturedAt: number;
+  readonly limits: DecodeLimits;
+}
+
+/** Header of a decoded frame (the RGBA pixels travel beside it). */
+export interface FrameHeader {
+  readonly type: 'frame';
+  readonly cameraId: string;
+  readonly seq: number;
+  readonly capturedAt: number;
+  readonly width: number;
+  readonly height: number;
+  /** Wall-clock time decoding took in the decoder, ms. */
+  readonly decodeMs: number;
+}
+
+/** A decoder's report that a JPEG was rejected. */
+export interface DecodeFailure {
+  readonly type: 'decode-error';
+  readonly cameraId: string;
+  readonly seq: number;
+  readonly capturedAt: number;
+  /** A DecodeError code, e.g. TC_ERR_DECODE_CORRUPT. */
+  readonly code: string;
+  readonly message: string;
+}
+
+/** A decoded RGBA frame handed to the analyzer. */
+export interface DecodedFrame {
+  readonly cameraId: string;
+  readonly seq: number;
+  readonly capturedAt: number;
+  readonly width: number;
+  readonly height: number;
+  /** width * height * 4 bytes, RGBA. Valid only until release() is called. */
+  readonly data: Uint8Array;
+  readonly decodeMs: number;
+  /** Returns the buffer to the channel (shared-memory slots are recycled); idempotent. */
+  release(): void;
+}
+
+/** What a channel delivers: a decoded frame or a decode failure. */
+export type ChannelOutput = { readonly kind: 'frame'; readonly frame: DecodedFrame } | { readonly kind: 'error'; readonly failure: DecodeFailure };
+
+/** Parent → decoder child (ipc channel). In 'json' serialization Buffers arrive as {type:'Buffer', data:[...]}. */
+export type IpcToChild =
+  | { readonly type: 'init'; readonly decoder: 'jpeg-js' | 'sharp' }
+  | { readonly type: 'decode'; readonly job: number; readonly req: DecodeRequest; readonly jpeg: Uint8Array };
+
+/** Decoder child → parent (ipc channel). */
+export type IpcFromChild =
+  | { readonly type: 'ready' }
+  | { readonly type: 'frame'; readonly job: number; readonly header: FrameHeader; readonly pixels: Uint8Array }
+  | { readonly type: 'decode-error'; readonly job: number; readonly failure: DecodeFailure };

@@ -1,0 +1,42 @@
+// The shape of a validated, frozen configuration.
+
+export type Point = readonly [number, number];
+
+export interface LineConfig {
+  readonly id: string;
+  readonly from: Point;
+  readonly to: Point;
+}
+
+export interface CameraConfig {
+  readonly id: string;
+  /** Snapshot URL (http/https) or MJPEG stream URL; not needed for replay/eval. */
+  readonly url?: string;
+  /** 'snapshot' polls the URL; 'mjpeg' reads a multipart/x-mixed-replace stream. Default: guessed from the URL. */
+  readonly kind: 'snapshot' | 'mjpeg';
+  readonly pollIntervalMs: number;
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+  readonly maxMegapixels: number;
+  readonly maxDecodeMemoryMB: number;
+  readonly roi: readonly Point[];
+  readonly lines: readonly LineConfig[];
+  /** Analyzer tunables (see src/analyze/analyzer-options.ts); unspecified keys take defaults. */
+  readonly analyzer: Readonly<Record<string, number | boolean>>;
+}
+
+export interface Config {
+  readonly cameras: readonly CameraConfig[];
+  readonly db: string;
+  readonly channel: 'ipc' | 'zeromq' | 'shared';
+  readonly ipcSerialization: 'advanced' | 'json';
+  readonly zeromqEndpoint: string;
+  readonly decoder: 'jpeg-js' | 'sharp';
+  readonly decoders: number;
+  readonly maxFramesInFlight: number;
+  readonly flushIntervalMs: number;
+  readonly httpHost: string;
+  readonly httpPort: number;
+}

@@ -1,0 +1,24 @@
+// Defaults for every configuration key, with units. Config files only need to say what differs.
+
+export const CAMERA_DEFAULTS = {
+  pollIntervalMs: 500, // snapshot refresh period; also the nominal frame interval used for uptime
+  timeoutMs: 5_000, // per HTTP request (headers and body); a stalled camera is abandoned after this
+  maxBodyBytes: 8 * 1024 * 1024, // largest JPEG accepted from a camera (bytes)
+  backoffInitialMs: 1_000, // first retry delay after a failed request
+  backoffMaxMs: 60_000, // cap for the exponential backoff
+  maxMegapixels: 4, // decoder refuses images larger than this (a 1280x720 frame is 0.92 MP)
+  maxDecodeMemoryMB: 64, // decoder memory limit per frame (jpeg-js maxMemoryUsageInMB)
+} as const;
+
+export const DAEMON_DEFAULTS = {
+  db: './data/counts.db', // SQLite file (created with its folder)
+  channel: 'ipc' as 'ipc' | 'zeromq' | 'shared', // how decoded frames reach the analyzer
+  ipcSerialization: 'advanced' as 'advanced' | 'json', // only for channel "ipc"
+  zeromqEndpoint: '', // only for channel "zeromq"; empty = a private ipc:// socket in the temp dir
+  decoder: 'jpeg-js' as 'jpeg-js' | 'sharp', // JPEG decoder used by the decoder workers
+  decoders: 1, // number of decoder processes/threads
+  maxFramesInFlight: 4, // frames decoded or decoding but not yet analysed; beyond it the oldest is dropped
+  flushIntervalMs: 1_000, // store writes are batched and committed at least this often
+  httpHost: '127.0.0.1', // HTTP API bind address
+  httpPort: 0, // HTTP API port; 0 = do not serve HTTP unless --http is given
+} as const;

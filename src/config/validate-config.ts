@@ -1,0 +1,221 @@
+// Validates a configuration object once, at start-up, and returns it deeply frozen.
+// Every error names the key (e.g. `cameras[0].roi`) and says how to fix it.
+
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../errors.js';
+import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from './defaults.js';
+import type { CameraConfig, Config, LineConfig, Point } from './config-types.js';
+
+export interface ValidateOptions {
+  /** Cameras must have a `url` (the daemon); replay and eval do not need one. */
+  requireUrl: boolean;
+}
+
+const TOP_KEYS = new Set(['cameras', ...Object.keys(DAEMON_DEFAULTS)]);
+const CAMERA_KEYS = new Set(['id', 'url', 'kind', 'roi', 'lines', 'analyzer', ...Object.keys(CAMERA_DEFAULTS)]);
+const LINE_KEYS = new Set(['id', 'from', 'to']);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+function unknownKeys(obj: Record<string, unknown>, allowed: Set<string>, path: string): void {
+  for (const k of Object.keys(obj)) {
+    if (!allowed.has(k)) {
+      throw new ConfigError(`${path ? `${path}.` : ''}${k}: unknown key; allowed keys are ${[...allowed].join(', ')}`);
+    }
+  }
+}
+
+function num(obj: Record<string, unknown>, key: string, path: string, def: number, min: number, max: number, integer = false): number {
+  const v = obj[key];
+  if (v === undefined) return def;
+  if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !Number.isInteger(v)) || v < min || v > max) {
+    throw new ConfigError(`${path}${path ? '.' : ''}${key}: must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${describe(v)}`);
+  }
+  return v;
+}
+
+function oneOf<T extends string>(obj: Record<string, unknown>, key: string, path: string, def: T, allowed: readonly T[]): T {
+  const v = obj[key];
+  if (v === undefined) return def;
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
+    throw new ConfigError(`${path}${path ? '.' : ''}${key}: must be one of ${allowed.map((a) => `"${a}"`).join(', ')}, got ${describe(v)}`);
+  }
+  return v as T;
+}
+
+function point(v: unknown, path: string): Point {
+  if (!Array.isArray(v) || v.length !== 2 || !v.every((c) => typeof c === 'number' && Number.isFinite(c))) {
+    throw new ConfigError(`${path}: must be a point [x, y] in pixels of the decoded frame, got ${describe(v)}`);
+  }
+  return Object.freeze([v[0] as number, v[1] as number]) as Point;
+}
+
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+function id(v: unknown, path: string): string {
+  if (typeof v !== 'string' || !ID_RE.test(v)) {
+    throw new ConfigError(`${path}: must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got ${describe(v)}`);
+  }
+  return v;
+}
+
+function validateLine(raw: unknown, path: string): LineConfig {
+  if (!isObject(raw)) throw new ConfigError(`${path}: must be an object {"id": "...", "from": [x, y], "to": [x, y]}, got ${describe(raw)}`);
+  unknownKeys(raw, LINE_KEYS, path);
+  const from = point(raw.from, `${path}.from`);
+  const to = point(raw.to, `${path}.to`);
+  if (from[0] === to[0] && from[1] === to[1]) {
+    throw new ConfigError(`${path}: "from" and "to" are the same point ${describe(from)}; a counting line needs two distinct ends`);
+  }
+  return Object.freeze({ id: id(raw.id, `${path}.id`), from, to });
+}
+
+function polygonArea(pts: readonly Point[]): number {
+  let a = 0;
+  for (let i = 0; i < pts.length; i++) {
+    const p = pts[i]!;
+    const q = pts[(i + 1) % pts.length]!;
+    a += p[0] * q[1] - q[0] * p[1];
+  }
+  return Math.abs(a) / 2;
+}
+
+function validateAnalyzer(raw: unknown, path: string): Record<string, number | boolean> {
+  if (raw === undefined) return Object.freeze({});
+  if (!isObject(raw)) throw new ConfigError(`${path}: must be an object of analyzer tunables, got ${describe(raw)}`);
+  for (const [k, v] of Object.entries(raw)) {
+    if (typeof v !== 'boolean' && (typeof v !== 'number' || !Number.isFinite(v))) {
+      throw new ConfigError(`${path}.${k}: must be a number or boolean, got ${describe(v)}`);
+    }
+  }
+  return Object.freeze({ ...(raw as Record<string, number | boolean>) });
+}
+
+function validateCamera(raw: unknown, path: string, opts: ValidateOptions): CameraConfig {
+  if (!isObject(raw)) throw new ConfigError(`${path}: must be an object with "id", "roi" and "lines", got ${describe(raw)}`);
+  unknownKeys(raw, CAMERA_KEYS, path);
+  const cameraId = id(raw.id, `${path}.id`);
+
+  let url: string | undefined;
+  if (raw.url !== undefined) {
+    let parsed: URL;
+    try {
+      parsed = new URL(String(raw.url));
+    } catch {
+      throw new ConfigError(`${path}.url: not a valid URL, got ${describe(raw.url)}; use e.g. "http://192.0.2.10/snapshot.jpg"`);
+    }
+    if (typeof raw.url !== 'string' || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      throw new ConfigError(`${path}.url: must be an http:// or https:// URL, got ${describe(raw.url)}`);
+    }
+    url = raw.url;
+  } else if (opts.requireUrl) {
+    throw new ConfigError(`${path}.url: missing; the daemon needs the camera's snapshot or MJPEG URL, e.g. "http://192.0.2.10/snapshot.jpg"`);
+  }
+  const guessedKind = url && /\.mjpe?g(\?|$)|mjpeg|stream/i.test(new URL(url).pathname) ? 'mjpeg' : 'snapshot';
+  const kind = oneOf(raw, 'kind', path, guessedKind, ['snapshot', 'mjpeg'] as const);
+
+  if (!Array.isArray(raw.roi)) throw new ConfigError(`${path}.roi: must be a polygon [[x, y], ...] of at least 3 points, got ${describe(raw.roi)}`);
+  if (raw.roi.length < 3) throw new ConfigError(`${path}.roi: polygon needs at least 3 points, got ${raw.roi.length}`);
+  const roi = Object.freeze(raw.roi.map((p, i) => point(p, `${path}.roi[${i}]`)));
+  if (polygonArea(roi) < 1) throw new ConfigError(`${path}.roi: polygon has zero area; list its corners in order around the region`);
+
+  if (!Array.isArray(raw.lines) || raw.lines.length === 0) {
+    throw new ConfigError(`${path}.lines: must be a non-empty array of {"id", "from", "to"}, got ${describe(raw.lines)}`);
+  }
+  const lines = Object.freeze(raw.lines.map((l, i) => validateLine(l, `${path}.lines[${i}]`)));
+  const seen = new Set<string>();
+  for (const [i, l] of lines.entries()) {
+    if (seen.has(l.id)) throw new ConfigError(`${path}.lines[${i}].id: "${l.id}" is used twice in this camera; line ids must be unique`);
+    seen.add(l.id);
+  }
+
+  const d = CAMERA_DEFAULTS;
+  const backoffInitialMs = num(raw, 'backoffInitialMs', path, d.backoffInitialMs, 10, 3_600_000);
+  const backoffMaxMs = num(raw, 'backoffMaxMs', path, d.backoffMaxMs, 10, 3_600_000);
+  if (backoffMaxMs < backoffInitialMs) {
+    throw new ConfigError(`${path}.backoffMaxMs: must be at least backoffInitialMs (${backoffInitialMs}), got ${backoffMaxMs}`);
+  }
+  return Object.freeze({
+    id: cameraId,
+    ...(url !== undefined ? { url } : {}),
+    kind,
+    pollIntervalMs: num(raw, 'pollIntervalMs', path, d.pollIntervalMs, 10, 3_600_000),
+    timeoutMs: num(raw, 'timeoutMs', path, d.timeoutMs, 100, 600_000),
+    maxBodyBytes: num(raw, 'maxBodyBytes', path, d.maxBodyBytes, 1024, 256 * 1024 * 1024, true),
+    backoffInitialMs,
+    backoffMaxMs,
+    maxMegapixels: num(raw, 'maxMegapixels', path, d.maxMegapixels, 0.01, 100),
+    maxDecodeMemoryMB: num(raw, 'maxDecodeMemoryMB', path, d.maxDecodeMemoryMB, 8, 4096),
+    roi,
+    lines,
+    analyzer: validateAnalyzer(raw.analyzer, `${path}.analyzer`),
+  });
+}
+
+/** Validates a parsed config object; returns a deeply frozen Config. */
+export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUrl: true }): Config {
+  if (!isObject(raw)) throw new ConfigError(`config: must be a JSON object {"cameras": [...]}, got ${describe(raw)}`);
+  unknownKeys(raw, TOP_KEYS, '');
+  if (!Array.isArray(raw.cameras) || raw.cameras.length === 0) {
+    throw new ConfigError(`cameras: must be a non-empty array of camera objects, got ${describe(raw.cameras)}`);
+  }
+  const cameras = Object.freeze(raw.cameras.map((c, i) => validateCamera(c, `cameras[${i}]`, opts)));
+  const ids = new Set<string>();
+  for (const [i, c] of cameras.entries()) {
+    if (ids.has(c.id)) throw new ConfigError(`cameras[${i}].id: "${c.id}" is used twice; camera ids must be unique`);
+    ids.add(c.id);
+  }
+  const d = DAEMON_DEFAULTS;
+  if (raw.db !== undefined && (typeof raw.db !== 'string' || raw.db.length === 0)) {
+    throw new ConfigError(`db: must be a file path for the SQLite database, got ${describe(raw.db)}`);
+  }
+  if (raw.zeromqEndpoint !== undefined && (typeof raw.zeromqEndpoint !== 'string' || !/^(ipc|tcp):\/\/.+/.test(raw.zeromqEndpoint))) {
+    throw new ConfigError(`zeromqEndpoint: must be "ipc://PATH" or "tcp://HOST:PORT", got ${describe(raw.zeromqEndpoint)}`);
+  }
+  if (raw.httpHost !== undefined && (typeof raw.httpHost !== 'string' || raw.httpHost.length === 0)) {
+    throw new ConfigError(`httpHost: must be an address to bind, e.g. "127.0.0.1", got ${describe(raw.httpHost)}`);
+  }
+  return Object.freeze({
+    cameras,
+    db: (raw.db as string | undefined) ?? d.db,
+    channel: oneOf(raw, 'channel', '', d.channel, ['ipc', 'zeromq', 'shared'] as const),
+    ipcSerialization: oneOf(raw, 'ipcSerialization', '', d.ipcSerialization, ['advanced', 'json'] as const),
+    zeromqEndpoint: (raw.zeromqEndpoint as string | undefined) ?? d.zeromqEndpoint,
+    decoder: oneOf(raw, 'decoder', '', d.decoder, ['jpeg-js', 'sharp'] as const),
+    decoders: num(raw, 'decoders', '', d.decoders, 1, 64, true),
+    maxFramesInFlight: num(raw, 'maxFramesInFlight', '', d.maxFramesInFlight, 1, 64, true),
+    flushIntervalMs: num(raw, 'flushIntervalMs', '', d.flushIntervalMs, 50, 60_000),
+    httpHost: (raw.httpHost as string | undefined) ?? d.httpHost,
+    httpPort: num(raw, 'httpPort', '', d.httpPort, 0, 65_535, true),
+  });
+}
+
+/** Reads and validates a JSON config file. */
+export function loadConfigFile(file: string, opts: ValidateOptions = { requireUrl: true }): Config {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`--config ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`--config ${file}: not valid JSON (${(err as Error).message}); fix the syntax`, { cause: err });
+  }
+  try {
+    return validateConfig(raw, opts);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`${file}: ${err.message}`, { cause: err });
+    throw err;
+  }
+}

@@ -1,0 +1,58 @@
+// Cheap structural checks on untrusted JPEG bytes before any pixel is decoded: signature, end marker and the
+// frame size the header claims (so a 60000x60000 header is refused without allocating anything).
+
+import { DecodeError } from '../errors.js';
+
+export interface JpegInfo {
+  readonly width: number;
+  readonly height: number;
+}
+
+/** Reads the frame header (SOFn); throws DecodeError for non-JPEG, truncated or corrupt input. */
+export function inspectJpeg(bytes: Uint8Array, what = 'JPEG'): JpegInfo {
+  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) {
+    const head = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+    throw new DecodeError(
+      'TC_ERR_DECODE_NOT_JPEG',
+      `${what}: not a JPEG (starts with ${head || 'nothing'}, expected ff d8); check that the camera URL serves image/jpeg snapshots`,
+    );
+  }
+  // A complete JPEG ends with EOI (ff d9); some cameras pad a few bytes after it.
+  let end = bytes.length;
+  while (end > 2 && bytes[end - 1] === 0x00) end--;
+  if (!(bytes[end - 2] === 0xff && bytes[end - 1] === 0xd9)) {
+    throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: truncated JPEG (${bytes.length} bytes, no end-of-image marker); the download was cut short or the camera sent a partial frame`);
+  }
+  let i = 2;
+  while (i + 4 <= bytes.length) {
+    if (bytes[i] !== 0xff) {
+      throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: corrupt JPEG (bad marker at byte ${i})`);
+    }
+    const marker = bytes[i + 1]!;
+    if (marker === 0xff) {
+      i++; // fill byte
+      continue;
+    }
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      i += 2;
+      continue;
+    }
+    const len = (bytes[i + 2]! << 8) | bytes[i + 3]!;
+    if (len < 2 || i + 2 + len > bytes.length) {
+      throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: corrupt JPEG (segment at byte ${i} claims ${len} bytes past the end)`);
+    }
+    // SOF0..SOF15 except DHT (c4), JPG (c8) and DAC (cc) carry the frame size.
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      if (len < 8) throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: corrupt JPEG (short frame header)`);
+      const height = (bytes[i + 5]! << 8) | bytes[i + 6]!;
+      const width = (bytes[i + 7]! << 8) | bytes[i + 8]!;
+      if (width === 0 || height === 0) {
+        throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: JPEG header claims an empty ${width}x${height} image`);
+      }
+      return { width, height };
+    }
+    if (marker === 0xda || marker === 0xd9) break; // scan data before any frame header
+    i += 2 + len;
+  }
+  throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: corrupt JPEG (no frame header before the image data)`);
+}
