@@ -1,0 +1,33 @@
+// `traffic-counter decoder`: a remote JPEG decoder for the zeromq channel (runs on another machine).
+
+import { parseCliArgs, requireFlag } from './parse-cli-args.js';
+import { runZeromqDecoder } from '../decode/zeromq-decoder.js';
+import { UsageError } from '../errors.js';
+
+const HELP = `Usage: traffic-counter decoder --connect tcp://HOST:PORT [--decoder jpeg-js|sharp]
+
+Connects to a daemon running with --channel zeromq --zeromq-endpoint tcp://HOST:PORT, pulls JPEGs,
+decodes them and pushes RGBA frames back. Start as many as the daemon needs; stop with Ctrl-C.
+
+Options:
+  --connect URL    the daemon's zeromq endpoint (tcp://HOST:PORT)
+  --decoder D      jpeg-js (default) or sharp
+  -h, --help       this help
+`;
+
+export async function decoderCommand(argv: string[]): Promise<number> {
+  const { values } = parseCliArgs('decoder', argv, { connect: { type: 'string' }, decoder: { type: 'string' } });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const connect = requireFlag('decoder', 'connect', values.connect);
+  if (!/^tcp:\/\/[^:]+:\d+$/.test(connect)) throw new UsageError(`--connect: must be tcp://HOST:PORT, got "${connect}"`);
+  const decoder = values.decoder ?? 'jpeg-js';
+  if (decoder !== 'jpeg-js' && decoder !== 'sharp') throw new UsageError(`--decoder: must be jpeg-js or sharp, got "${decoder}"`);
+  const ac = new AbortController();
+  process.once('SIGINT', () => ac.abort());
+  process.once('SIGTERM', () => ac.abort());
+  await runZeromqDecoder({ connect, decoder, signal: ac.signal });
+  return 0;
+}

@@ -1,0 +1,52 @@
+// `traffic-counter eval`: counts a directory of snapshots and compares with hand-counted truth per line and direction.
+
+import { parseCliArgs, numberFlag, requireFlag } from './parse-cli-args.js';
+import { REPLAY_FLAGS } from './replay-command.js';
+import { loadConfigFile } from '../config/validate-config.js';
+import { applyOverrides } from '../config/apply-overrides.js';
+import { replayDirectory } from '../replay/replay-directory.js';
+import { evaluateCounts, formatEvalTable, loadTruthFile } from '../eval/evaluate-counts.js';
+import { UsageError } from '../errors.js';
+
+const HELP = `Usage: traffic-counter eval --config FILE --frames DIR --truth FILE [--fps N] [--every K] [--json]
+
+Counts the folder like 'replay' and reports, per line and direction, the automatic count, the true count,
+the error and the % error, and the overall weighted absolute % error (sum |error| / sum truth).
+
+Options:
+  --config FILE      camera config (JSON; one camera)
+  --frames DIR       folder of .jpg/.jpeg files, in name order
+  --truth FILE       {"lines": {"<lineId>": {"in": N, "out": N}}} (extra fields allowed)
+  --fps N            capture rate of the folder (default 2)
+  --every K          use every K-th frame (default 1)
+  --channel C        ipc (default), zeromq or shared
+  --decoder D        jpeg-js (default) or sharp
+  --json             print the report as JSON
+  -h, --help         this help
+`;
+
+export async function evalCommand(argv: string[]): Promise<number> {
+  const { values } = parseCliArgs('eval', argv, { ...REPLAY_FLAGS, truth: { type: 'string' } });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const config = applyOverrides(loadConfigFile(requireFlag('eval', 'config', values.config), { requireUrl: false }), {
+    channel: values.channel,
+    decoder: values.decoder,
+  });
+  if (config.cameras.length !== 1) {
+    throw new UsageError(`eval: --config ${values.config} has ${config.cameras.length} cameras; eval compares one camera's lines with the truth file, so give a config with one camera`);
+  }
+  const truth = loadTruthFile(requireFlag('eval', 'truth', values.truth));
+  const result = await replayDirectory(config, {
+    framesDir: requireFlag('eval', 'frames', values.frames),
+    fps: numberFlag('fps', values.fps, 2, { min: 0.001 }),
+    every: numberFlag('every', values.every, 1, { min: 1, integer: true }),
+    onDecodeError: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
+  });
+  const report = evaluateCounts({ lines: result.cameras[0]!.lines }, truth);
+  if (values.json) process.stdout.write(`${JSON.stringify({ frames: result.frames, ...report })}\n`);
+  else process.stdout.write(`${formatEvalTable(report)}\n${result.frames} frames\n`);
+  return 0;
+}

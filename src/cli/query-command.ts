@@ -1,0 +1,44 @@
+// `traffic-counter query`: stored counts per minute/hour/day bucket, as a table, CSV or JSON.
+
+import { parseCliArgs } from './parse-cli-args.js';
+import { parseQueryParams, queryCounts } from '../store/query-counts.js';
+import { formatCounts } from '../store/format-counts.js';
+
+const HELP = `Usage: traffic-counter query --db FILE --bucket minute|hour|day [options]
+
+Prints vehicle counts per bucket (UTC), camera and line, with the camera's uptime in each bucket
+(frames received / frames expected), so an outage never reads as zero traffic.
+
+Options:
+  --db FILE          SQLite file written by 'traffic-counter run' (default ./data/counts.db)
+  --bucket B         minute, hour or day (required)
+  --camera ID        only this camera
+  --line ID          only this line
+  --from ISO         first bucket start, e.g. 2026-11-22T08:00Z or 2026-11-22 (inclusive)
+  --to ISO           end time (exclusive)
+  --format F         table (default), csv or json
+  -h, --help         this help
+`;
+
+export async function queryCommand(argv: string[]): Promise<number> {
+  const { values } = parseCliArgs('query', argv, {
+    db: { type: 'string' },
+    bucket: { type: 'string' },
+    camera: { type: 'string' },
+    line: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    format: { type: 'string' },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const params = parseQueryParams(
+    { bucket: values.bucket, camera: values.camera, line: values.line, from: values.from, to: values.to, format: values.format },
+    'cli',
+  );
+  const rows = queryCounts(values.db ?? './data/counts.db', params);
+  process.stdout.write(formatCounts(rows, params.format));
+  return 0;
+}

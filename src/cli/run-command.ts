@@ -1,0 +1,162 @@
+// `traffic-counter run`: the daemon. With neither --config nor --camera it counts the built-in simulated camera.
+
+import { parseCliArgs, numberFlag } from './parse-cli-args.js';
+import { loadConfigFile, validateConfig } from '../config/validate-config.js';
+import { applyOverrides } from '../config/apply-overrides.js';
+import type { Config } from '../config/config-types.js';
+import { Daemon } from '../daemon.js';
+import { startCameraSim } from '../source/camera-sim/camera-sim-server.js';
+import { startHttpServer } from '../server/http-server.js';
+import { probeCameraSize } from '../source/probe-camera-size.js';
+import { ConfigError, UsageError } from '../errors.js';
+
+const HELP = `Usage: traffic-counter run [--config FILE] [--camera URL] [--db FILE] [options]
+
+Polls the cameras, counts vehicles crossing the configured lines, prints each crossing and stores events
+and minute/hour/day counts in SQLite. Ctrl-C (SIGINT) or SIGTERM flushes and closes the database.
+
+  (no --config, no --camera)  start the built-in simulated camera on 127.0.0.1 and count it
+  --camera URL                count one camera (snapshot or MJPEG URL) with a full-frame ROI and one
+                              horizontal line at 60% of the height; prints that config to adapt
+Options:
+  --config FILE      cameras, ROIs and lines (JSON, see README)
+  --camera URL       a single camera's URL (instead of --config)
+  --db FILE          SQLite file (default ./data/counts.db or the config's "db")
+  --channel C        ipc (default), zeromq or shared: how decoded frames reach the analyzer
+  --decoder D        jpeg-js (default) or sharp
+  --decoders N       decoder processes/threads (default 1)
+  --http PORT        also serve the HTTP API and dashboard on 127.0.0.1:PORT (0 = any free port)
+  --http-host HOST   bind address for --http (default 127.0.0.1)
+  --seed N           simulator seed (only without --config/--camera; default 1)
+  --duration SEC     stop after SEC seconds (default: run until interrupted)
+  -h, --help         this help
+`;
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const { values } = parseCliArgs('run', argv, {
+    config: { type: 'string' },
+    camera: { type: 'string' },
+    db: { type: 'string' },
+    channel: { type: 'string' },
+    decoder: { type: 'string' },
+    decoders: { type: 'string' },
+    http: { type: 'string' },
+    'http-host': { type: 'string' },
+    'zeromq-endpoint': { type: 'string' },
+    seed: { type: 'string' },
+    duration: { type: 'string' },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (values.config && values.camera) throw new UsageError('run: give either --config FILE or --camera URL, not both');
+  const duration = numberFlag('duration', values.duration, 0, { min: 0 });
+  const cleanups: (() => Promise<void>)[] = [];
+
+  let base: Config;
+  if (values.config) {
+    base = loadConfigFile(values.config, { requireUrl: true });
+  } else if (values.camera) {
+    base = await singleCameraConfig(values.camera);
+  } else {
+    const sim = await startCameraSim({ seed: numberFlag('seed', values.seed, 1, { integer: true }) });
+    cleanups.push(() => sim.close());
+    const simConfig = (await (await fetch(`${sim.url}/config.json`)).json()) as unknown;
+    base = validateConfig(simConfig);
+    process.stderr.write(`simulated camera at ${sim.url}/snapshot.jpg (truth: ${sim.url}/truth.json)\n`);
+  }
+  const config = applyOverrides(
+    base,
+    {
+      db: values.db,
+      channel: values.channel,
+      decoder: values.decoder,
+      decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, { min: 1, integer: true }),
+      zeromqEndpoint: values['zeromq-endpoint'],
+      httpHost: values['http-host'],
+      httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, { min: 0, integer: true }),
+    },
+    true,
+  );
+
+  const log = {
+    info: (m: string) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`),
+    warn: (m: string) => process.stderr.write(`${new Date().toISOString()}  warning: ${m}\n`),
+  };
+  const daemon = await Daemon.start(config, {
+    log,
+    onEvent: (ev, totals) =>
+      process.stdout.write(
+        `${new Date(ev.timeMs).toISOString()}  ${ev.cameraId}  ${ev.lineId.padEnd(12)} ${ev.direction.padEnd(3)} ${ev.vehicleClass.padEnd(11)} in=${totals.in} out=${totals.out}\n`,
+      ),
+  });
+  cleanups.unshift(() => daemon.close());
+  log.info(`counting ${config.cameras.length} camera(s) over the ${daemon.stats().channel.channel} channel; database ${config.db}`);
+
+  if (values.http !== undefined || config.httpPort > 0) {
+    const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, stats: () => daemon.stats() });
+    cleanups.unshift(() => server.close());
+    log.info(`HTTP API and dashboard on ${server.url}/`);
+  }
+
+  const status = setInterval(() => {
+    for (const c of daemon.stats().cameras) {
+      const lines = c.counts.map((l) => `${l.lineId} in=${l.in} out=${l.out}`).join(', ');
+      log.info(`camera ${c.id}: ${c.framesAnalysed} frames analysed, ${c.dropped} dropped, ${c.decodeErrors} rejected; ${lines}`);
+    }
+  }, 30_000);
+  status.unref();
+
+  await new Promise<void>((resolve) => {
+    const stop = (why: string) => {
+      log.info(`${why}: flushing counts and stopping`);
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    if (duration > 0) setTimeout(() => stop(`--duration ${duration}s elapsed`), duration * 1000).unref();
+  });
+  clearInterval(status);
+  // A second signal while closing forces the exit (the store has flushed on every timer tick anyway).
+  const force = () => process.exit(130);
+  process.once('SIGINT', force);
+  process.once('SIGTERM', force);
+  for (const c of cleanups) await c().catch((err: unknown) => log.warn(String(err)));
+  process.off('SIGINT', force);
+  process.off('SIGTERM', force);
+  return 0;
+}
+
+/** A one-camera config for --camera URL: full-frame ROI, one horizontal line at 60% of the height. */
+async function singleCameraConfig(url: string): Promise<Config> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--camera: not a URL: "${url}"; give the camera's snapshot or MJPEG URL, e.g. http://192.0.2.10/snapshot.jpg`);
+  }
+  const { width, height } = await probeCameraSize(parsed.href);
+  const y = Math.round(height * 0.6);
+  const raw = {
+    cameras: [
+      {
+        id: 'camera',
+        url: parsed.href,
+        roi: [
+          [0, 0],
+          [width, 0],
+          [width, height],
+          [0, height],
+        ],
+        lines: [{ id: 'line', from: [0, y], to: [width, y] }],
+      },
+    ],
+  };
+  process.stderr.write(`no config given: counting with this one (save it to a file, adjust roi and lines, use --config):\n${JSON.stringify(raw)}\n`);
+  try {
+    return validateConfig(raw);
+  } catch (err) {
+    throw new ConfigError(`--camera ${url}: ${(err as Error).message}`, { cause: err });
+  }
+}

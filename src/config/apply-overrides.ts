@@ -1,0 +1,37 @@
+// Command-line flags that override keys of a validated config; the result is validated and frozen again.
+
+import type { Config } from './config-types.js';
+import { validateConfig } from './validate-config.js';
+import { ConfigError, UsageError } from '../errors.js';
+
+const FLAG_NAMES: Record<string, string> = { zeromqEndpoint: 'zeromq-endpoint', httpHost: 'http-host', httpPort: 'http' };
+
+export interface ConfigOverrides {
+  readonly db?: string | undefined;
+  readonly channel?: string | undefined;
+  readonly decoder?: string | undefined;
+  readonly decoders?: number | undefined;
+  readonly zeromqEndpoint?: string | undefined;
+  readonly httpHost?: string | undefined;
+  readonly httpPort?: number | undefined;
+}
+
+export function applyOverrides(config: Config, overrides: ConfigOverrides, requireUrl = false): Config {
+  const raw: Record<string, unknown> = JSON.parse(JSON.stringify(config));
+  let changed = false;
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v !== undefined) {
+      raw[k] = v;
+      changed = true;
+    }
+  }
+  // Re-validation gives flags the same checks and messages as config keys.
+  if (!changed) return config;
+  try {
+    return validateConfig(raw, { requireUrl });
+  } catch (err) {
+    const key = Object.keys(overrides).find((k) => err instanceof ConfigError && err.message.startsWith(`${k}:`));
+    if (key) throw new UsageError(`--${FLAG_NAMES[key] ?? key}${(err as Error).message.slice(key.length)}`, { cause: err });
+    throw err;
+  }
+}

@@ -1,0 +1,217 @@
+// Wires one pipeline per camera: source → decode channel → analyzer → store, and keeps it running
+// whatever the cameras send. One channel and one store are shared by all cameras.
+
+import type { Config, CameraConfig } from './config/config-types.js';
+import type { CrossingEvent } from './analyze/analyzer-types.js';
+import { CameraAnalyzer } from './analyze/camera-analyzer.js';
+import { createChannel } from './channel/create-channel.js';
+import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
+import { CountStore } from './store/count-store.js';
+import { createSource } from './source/create-source.js';
+import type { FrameSource, SourceStats } from './source/frame-source.js';
+import type { TrafficCounterError } from './errors.js';
+
+export interface DaemonLogger {
+  info(msg: string): void;
+  warn(msg: string): void;
+}
+
+export interface DaemonOptions {
+  readonly log?: DaemonLogger;
+  readonly onEvent?: (event: CrossingEvent, totals: { in: number; out: number }) => void;
+}
+
+export interface CameraStats {
+  readonly id: string;
+  framesAnalysed: number;
+  decodeErrors: number;
+  dropped: number;
+  analyzerErrors: number;
+  lastFrameAt: number | null;
+  lastError: string | null;
+  source: SourceStats;
+  counts: { lineId: string; in: number; out: number }[];
+}
+
+interface CameraPipeline {
+  readonly camera: CameraConfig;
+  readonly analyzer: CameraAnalyzer;
+  readonly source: FrameSource;
+  readonly stats: Omit<CameraStats, 'source' | 'counts'>;
+  lastSeq: number;
+}
+
+const SILENT: DaemonLogger = { info() {}, warn() {} };
+
+export class Daemon implements AsyncDisposable {
+  readonly config: Config;
+  readonly #log: DaemonLogger;
+  readonly #opts: DaemonOptions;
+  readonly #store: CountStore;
+  readonly #channel: FrameChannel;
+  readonly #pipelines = new Map<string, CameraPipeline>();
+  readonly #abort = new AbortController();
+  readonly #loops: Promise<void>[] = [];
+  #closing: Promise<void> | undefined;
+  /** Last error message per camera, so a camera that stays down logs once, not every poll. */
+  readonly #lastLogged = new Map<string, string>();
+
+  private constructor(config: Config, opts: DaemonOptions, store: CountStore, channel: FrameChannel) {
+    this.config = config;
+    this.#opts = opts;
+    this.#log = opts.log ?? SILENT;
+    this.#store = store;
+    this.#channel = channel;
+  }
+
+  /** Opens the store, starts the decoders and begins polling every camera. */
+  static async start(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
+    const log = opts.log ?? SILENT;
+    const store = CountStore.open(config.db, {
+      flushIntervalMs: config.flushIntervalMs,
+      onError: (err: unknown) => log.warn(`store: ${(err as Error).message} (kept in memory, will retry)`),
+    });
+    const channel = createChannel(config.channel, {
+      maxInFlight: config.maxFramesInFlight,
+      decoders: config.decoders,
+      decoder: config.decoder,
+      ipcSerialization: config.ipcSerialization,
+      zeromqEndpoint: config.zeromqEndpoint,
+    });
+    try {
+      await channel.start();
+    } catch (err) {
+      await channel.close().catch(() => {});
+      store.close();
+      throw err;
+    }
+    const daemon = new Daemon(config, opts, store, channel);
+    daemon.#begin();
+    return daemon;
+  }
+
+  #begin(): void {
+    for (const [i, camera] of this.config.cameras.entries()) {
+      this.#store.registerCamera({ id: camera.id, pollIntervalMs: camera.pollIntervalMs, lines: camera.lines });
+      const stats = { id: camera.id, framesAnalysed: 0, decodeErrors: 0, dropped: 0, analyzerErrors: 0, lastFrameAt: null, lastError: null };
+      const source = createSource(camera, {
+        onError: (err: TrafficCounterError) => this.#onSourceError(camera, err),
+        onRecover: (info: { afterFailures: number }) => {
+          this.#lastLogged.delete(camera.id);
+          this.#log.info(`camera ${camera.id}: back after ${info.afterFailures} failed attempt(s)`);
+        },
+        onSlot: (timeMs: number) => this.#store.addFrameTicks(camera.id, timeMs, { expected: 1 }),
+      });
+      const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}].analyzer`), source, stats, lastSeq: -1 };
+      this.#pipelines.set(camera.id, pipeline);
+      this.#loops.push(this.#produce(pipeline));
+    }
+    this.#loops.push(this.#consume());
+  }
+
+  #onSourceError(camera: CameraConfig, err: TrafficCounterError): void {
+    const p = this.#pipelines.get(camera.id);
+    if (p) p.stats.lastError = err.message;
+    this.#store.addFrameTicks(camera.id, Date.now(), { sourceErrors: 1 });
+    if (this.#lastLogged.get(camera.id) !== err.code) {
+      this.#lastLogged.set(camera.id, err.code);
+      this.#log.warn(`${err.message} [${err.code}]; retrying with backoff`);
+    }
+  }
+
+  async #produce(p: CameraPipeline): Promise<void> {
+    const limits = { maxMegapixels: p.camera.maxMegapixels, maxDecodeMemoryMB: p.camera.maxDecodeMemoryMB };
+    try {
+      for await (const frame of p.source.frames(this.#abort.signal)) {
+        this.#channel.submit(frame, limits);
+      }
+    } catch (err) {
+      if (!this.#abort.signal.aborted) this.#log.warn(`camera ${p.camera.id}: source stopped: ${(err as Error).message}`);
+    }
+  }
+
+  async #consume(): Promise<void> {
+    for (let out = await this.#channel.next(); out !== null; out = await this.#channel.next()) {
+      const cameraId = out.kind === 'frame' ? out.frame.cameraId : out.failure.cameraId;
+      const seq = out.kind === 'frame' ? out.frame.seq : out.failure.seq;
+      const p = this.#pipelines.get(cameraId);
+      if (!p) {
+        if (out.kind === 'frame') out.frame.release();
+        continue;
+      }
+      // Outputs arrive in order per camera, so a gap in sequence numbers is frames the channel dropped.
+      const gap = p.lastSeq >= 0 ? seq - p.lastSeq - 1 : 0;
+      p.lastSeq = seq;
+      if (gap > 0) {
+        p.stats.dropped += gap;
+        this.#store.addFrameTicks(cameraId, Date.now(), { dropped: gap });
+      }
+      if (out.kind === 'error') {
+        p.stats.decodeErrors++;
+        p.stats.lastError = out.failure.message;
+        this.#store.addFrameTicks(cameraId, out.failure.capturedAt, { decodeErrors: 1 });
+        this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped`);
+        continue;
+      }
+      const f = out.frame;
+      try {
+        const events = p.analyzer.process({ width: f.width, height: f.height, data: f.data, timeMs: f.capturedAt });
+        p.stats.framesAnalysed++;
+        p.stats.lastFrameAt = f.capturedAt;
+        this.#store.addFrameTicks(cameraId, f.capturedAt, { received: 1 });
+        if (events.length > 0) {
+          this.#store.addEvents(events);
+          for (const ev of events) this.#opts.onEvent?.(ev, this.#lineTotals(p, ev.lineId));
+        }
+      } catch (err) {
+        p.stats.analyzerErrors++;
+        p.stats.lastError = (err as Error).message;
+        if (p.stats.analyzerErrors === 1 || p.stats.analyzerErrors % 100 === 0) {
+          this.#log.warn(`camera ${cameraId}: analyzer rejected frame ${f.seq}: ${(err as Error).message}`);
+        }
+      } finally {
+        f.release();
+      }
+    }
+  }
+
+  #lineTotals(p: CameraPipeline, lineId: string): { in: number; out: number } {
+    const c = p.analyzer.counts().find((l) => l.lineId === lineId);
+    return { in: c?.in ?? 0, out: c?.out ?? 0 };
+  }
+
+  /** Per-camera stats for logs and the HTTP health endpoint. */
+  stats(): { channel: ChannelStats; cameras: CameraStats[] } {
+    return {
+      channel: this.#channel.stats(),
+      cameras: [...this.#pipelines.values()].map((p) => ({
+        ...p.stats,
+        source: p.source.stats(),
+        counts: p.analyzer.counts(),
+      })),
+    };
+  }
+
+  /** Flushes pending writes now (they are also flushed on a timer). */
+  flush(): void {
+    this.#store.flush();
+  }
+
+  /** Stops polling, lets decoders finish, analyses what is in flight, flushes and closes the store. Idempotent. */
+  close(timeoutMs = 5_000): Promise<void> {
+    this.#closing ??= this.#close(timeoutMs);
+    return this.#closing;
+  }
+
+  async #close(timeoutMs: number): Promise<void> {
+    this.#abort.abort();
+    await Promise.allSettled([...this.#pipelines.values()].map((p) => p.source.close()));
+    await this.#channel.close(timeoutMs);
+    await Promise.allSettled(this.#loops);
+    this.#store.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
