@@ -25,6 +25,7 @@ export interface CameraStats {
   readonly id: string;
   framesAnalysed: number;
   decodeErrors: number;
+  decodeErrorsByCode: Record<string, number>;
   dropped: number;
   analyzerErrors: number;
   lastFrameAt: number | null;
@@ -93,7 +94,7 @@ export class Daemon implements AsyncDisposable {
   #begin(): void {
     for (const [i, camera] of this.config.cameras.entries()) {
       this.#store.registerCamera({ id: camera.id, pollIntervalMs: camera.pollIntervalMs, lines: camera.lines });
-      const stats = { id: camera.id, framesAnalysed: 0, decodeErrors: 0, dropped: 0, analyzerErrors: 0, lastFrameAt: null, lastError: null };
+      const stats = { id: camera.id, framesAnalysed: 0, decodeErrors: 0, decodeErrorsByCode: {}, dropped: 0, analyzerErrors: 0, lastFrameAt: null, lastError: null };
       const source = createSource(camera, {
         onError: (err: TrafficCounterError) => this.#onSourceError(camera, err),
         onRecover: (info: { afterFailures: number }) => {
@@ -148,6 +149,7 @@ export class Daemon implements AsyncDisposable {
       }
       if (out.kind === 'error') {
         p.stats.decodeErrors++;
+        p.stats.decodeErrorsByCode[out.failure.code] = (p.stats.decodeErrorsByCode[out.failure.code] ?? 0) + 1;
         p.stats.lastError = out.failure.message;
         this.#store.addFrameTicks(cameraId, out.failure.capturedAt, { decodeErrors: 1 });
         this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped`);

@@ -1,0 +1,67 @@
+// The command line as a user meets it: help on every command, clear one-line errors with exit code 2,
+// and `replay --json` printing exactly the documented shape on stdout.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderClip } from '../dist/src/source/camera-sim/render-clip.js';
+import { runCli } from './helpers/run-cli.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+describe('traffic-counter CLI', () => {
+  it.each(['run', 'query', 'replay', 'eval', 'camera-sim', 'decoder'])('%s --help prints usage and exits 0', async (cmd) => {
+    const r = await runCli([cmd, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Usage: traffic-counter ${cmd}`);
+  });
+
+  it('rejects an unknown command and an unknown flag with exit code 2', async () => {
+    const a = await runCli(['count-everything']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('unknown command "count-everything"');
+    const b = await runCli(['query', '--bukket', 'minute']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain("--bukket");
+    expect(b.stderr).toContain("traffic-counter query --help");
+  });
+
+  it('names the bad query parameter and the fix', async () => {
+    const r = await runCli(['query', '--db', 'nowhere.db', '--bucket', 'week']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--bucket');
+    expect(r.stderr).toContain('minute');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('names the config key that is wrong', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ cameras: [{ id: 'c', url: 'http://127.0.0.1:9/x.jpg', roi: [[0, 0], [1, 1]], lines: [] }] }));
+    const r = await runCli(['run', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('cameras[0].roi: polygon needs at least 3 points, got 2');
+  });
+
+  it('replay --json prints exactly {frames, cameras:[{id, lines:[{id, in, out}]}]} and counts the clip', async () => {
+    const dir = tempDir();
+    const clip = await renderClip({ dir, seed: 3, fps: 2, durationSec: 40 });
+    const r = await runCli(['replay', '--config', clip.configPath, '--frames', join(dir, 'frames'), '--fps', '2', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { frames: number; cameras: { id: string; lines: { id: string; in: number; out: number }[] }[] };
+    expect(Object.keys(out)).toEqual(['frames', 'cameras']);
+    expect(out.frames).toBe(clip.frames);
+    for (const c of out.cameras) {
+      expect(Object.keys(c)).toEqual(['id', 'lines']);
+      for (const l of c.lines) expect(Object.keys(l)).toEqual(['id', 'in', 'out']);
+    }
+    const truth = clip.truth.lines as Record<string, { in: number; out: number }>;
+    const counted = out.cameras[0]!.lines;
+    let trueTotal = 0;
+    let err = 0;
+    for (const l of counted) {
+      trueTotal += truth[l.id]!.in + truth[l.id]!.out;
+      err += Math.abs(l.in - truth[l.id]!.in) + Math.abs(l.out - truth[l.id]!.out);
+    }
+    expect(trueTotal).toBeGreaterThan(0);
+    expect(err / trueTotal).toBeLessThanOrEqual(0.1);
+  }, 120_000);
+});

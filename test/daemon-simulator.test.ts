@@ -1,0 +1,68 @@
+// End to end: the daemon counts the simulated camera over real HTTP, stores counts in SQLite, and
+// `query` returns them in minute buckets with uptime — all through the CLI, as a user runs it.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startCameraSim } from '../dist/src/source/camera-sim/camera-sim-server.js';
+import { runCli, startCli } from './helpers/run-cli.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+const RUN_SECONDS = 40;
+
+describe('daemon against the camera simulator', () => {
+  it('stores counts within 10% of the truth and query returns them per minute with uptime', async () => {
+    const dir = tempDir();
+    const sim = await startCameraSim({ seed: 7 });
+    try {
+      const config = (await (await fetch(`${sim.url}/config.json`)).json()) as Record<string, unknown>;
+      const db = join(dir, 'counts.db');
+      const configFile = join(dir, 'config.json');
+      writeFileSync(configFile, JSON.stringify({ ...config, db }));
+
+      const daemon = startCli(['run', '--config', configFile]);
+      await new Promise((r) => setTimeout(r, RUN_SECONDS * 1000));
+      const stoppedAt = Date.now();
+      daemon.proc.kill('SIGTERM');
+      const result = await daemon.done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('flushing');
+
+      const truth = (await (await fetch(`${sim.url}/truth.json?until=${stoppedAt}`)).json()) as {
+        lines: Record<string, { in: number; out: number }>;
+      };
+      const q = await runCli(['query', '--db', db, '--bucket', 'minute', '--format', 'json']);
+      expect(q.code, q.stderr).toBe(0);
+      const rows = JSON.parse(q.stdout) as { lineId: string; in: number; out: number; uptime: number | null; framesExpected: number }[];
+      expect(rows.length).toBeGreaterThan(0);
+
+      let trueTotal = 0;
+      let absError = 0;
+      for (const [lineId, t] of Object.entries(truth.lines)) {
+        const stored = rows.filter((r) => r.lineId === lineId);
+        const counted = { in: stored.reduce((s, r) => s + r.in, 0), out: stored.reduce((s, r) => s + r.out, 0) };
+        trueTotal += t.in + t.out;
+        absError += Math.abs(counted.in - t.in) + Math.abs(counted.out - t.out);
+        // Each direction that had traffic is counted within 10% (at least one vehicle of slack for tiny counts).
+        for (const d of ['in', 'out'] as const) {
+          expect(Math.abs(counted[d] - t[d]), `${lineId} ${d}: counted ${counted[d]}, truth ${t[d]}`).toBeLessThanOrEqual(Math.max(1, 0.1 * t[d]));
+        }
+      }
+      expect(trueTotal).toBeGreaterThanOrEqual(10); // the scene must actually have traffic for this test to mean anything
+      expect(absError / trueTotal).toBeLessThanOrEqual(0.1);
+
+      // The camera was up the whole time: each minute bucket reports a high uptime.
+      for (const r of rows) {
+        expect(r.framesExpected).toBeGreaterThan(0);
+        expect(r.uptime).not.toBeNull();
+      }
+      const received = rows.reduce((s, r) => s + r.uptime! * r.framesExpected, 0);
+      const expected = rows.reduce((s, r) => s + r.framesExpected, 0);
+      expect(received / expected).toBeGreaterThan(0.8);
+
+      // Each crossing was printed as it happened.
+      expect(result.stdout.split('\n').filter((l) => / (in|out) /.test(l)).length).toBeGreaterThan(0);
+    } finally {
+      await sim.close();
+    }
+  }, 120_000);
+});
