@@ -1,0 +1,84 @@
+// The dashboard served at GET /: one static page whose inline script polls /api/counts every 10 s.
+// Plain HTML and JS on purpose: no build step, nothing to install.
+
+export const DASHBOARD_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>traffic-counter</title>
+<style>
+  body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5rem; color: #222; }
+  h1 { font-size: 1.3rem; margin: 0 0 .25rem; }
+  h2 { font-size: 1.05rem; margin: 1.5rem 0 .5rem; }
+  table { border-collapse: collapse; }
+  th, td { padding: .2rem .7rem; border-bottom: 1px solid #ddd; text-align: left; }
+  td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+  .down { color: #b00020; font-weight: 600; }
+  .muted { color: #777; }
+</style>
+</head>
+<body>
+<h1>traffic-counter</h1>
+<div class="muted">Last 60 minutes, minute buckets (UTC). Uptime = frames received / frames expected; a camera outage shows as low uptime, not as zero traffic. <span id="status"></span></div>
+<h2>Per line, last 60 minutes</h2>
+<table id="summary"><thead><tr><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th></tr></thead><tbody></tbody></table>
+<h2>Per minute</h2>
+<table id="minutes"><thead><tr><th>start (UTC)</th><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th></tr></thead><tbody></tbody></table>
+<script>
+'use strict';
+function pct(received, expected) {
+  if (!expected) return '-';
+  return (Math.min(1, received / expected) * 100).toFixed(1) + '%';
+}
+function fill(tbody, rows) {
+  // textContent only: nothing from the API is ever parsed as HTML.
+  tbody.replaceChildren();
+  for (const cells of rows) {
+    const tr = document.createElement('tr');
+    for (const c of cells) {
+      const td = document.createElement('td');
+      td.textContent = c.text;
+      if (c.num) td.className = 'n';
+      if (c.down) td.className += ' down';
+      tr.appendChild(td);
+    }
+    tbody.appendChild(tr);
+  }
+}
+async function refresh() {
+  const status = document.getElementById('status');
+  const now = Date.now();
+  const from = new Date(Math.floor(now / 60000) * 60000 - 59 * 60000).toISOString();
+  try {
+    const res = await fetch('/api/counts?bucket=minute&from=' + encodeURIComponent(from), { cache: 'no-store' });
+    const body = await res.json();
+    if (!res.ok) throw new Error(body.error ? body.error.message : res.statusText);
+    const rows = body.rows;
+    const sums = new Map();
+    for (const r of rows) {
+      const key = r.cameraId + '\\u0000' + r.lineId;
+      const s = sums.get(key) || { cameraId: r.cameraId, lineId: r.lineId, in: 0, out: 0, received: 0, expected: 0 };
+      s.in += r.in; s.out += r.out; s.received += r.framesReceived; s.expected += r.framesExpected;
+      sums.set(key, s);
+    }
+    fill(document.querySelector('#summary tbody'), [...sums.values()].map((s) => [
+      { text: s.cameraId }, { text: s.lineId }, { text: String(s.in), num: true }, { text: String(s.out), num: true },
+      { text: String(s.in + s.out), num: true }, { text: pct(s.received, s.expected), num: true, down: s.expected > 0 && s.received / s.expected < 0.5 },
+    ]));
+    fill(document.querySelector('#minutes tbody'), rows.slice().reverse().map((r) => [
+      { text: r.start.slice(0, 16).replace('T', ' ') }, { text: r.cameraId }, { text: r.lineId },
+      { text: String(r.in), num: true }, { text: String(r.out), num: true }, { text: String(r.total), num: true },
+      { text: pct(r.framesReceived, r.framesExpected), num: true, down: r.uptime !== null && r.uptime < 0.5 },
+    ]));
+    status.textContent = 'Updated ' + new Date().toLocaleTimeString() + '.';
+  } catch (err) {
+    status.textContent = 'Update failed: ' + err.message + ' (retrying in 10 s)';
+  }
+}
+refresh();
+setInterval(refresh, 10000);
+</script>
+</body>
+</html>
+`;

@@ -1,0 +1,191 @@
+// The HTTP API (node:http, no framework): GET /api/counts, GET /api/health and the dashboard at /.
+// Reads the count database read-only; bad input gets a 4xx naming the parameter, never a crash.
+
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { QueryError, TrafficCounterError, UsageError } from '../errors.js';
+import { CountReader } from '../store/count-reader.js';
+import { formatCounts } from '../store/format-counts.js';
+import { parseQueryParams } from '../store/query-counts.js';
+import { DASHBOARD_HTML } from './dashboard-html.js';
+
+export const HTTP_DEFAULTS = {
+  host: '127.0.0.1', // loopback only unless the user asks for more
+  port: 0, // 0 = a random free port
+  maxRows: 100_000, // largest /api/counts answer; beyond it a 400 asks to narrow the query
+  maxUrlLength: 8_192, // longer request targets get 414
+} as const;
+
+export interface HttpServerOptions {
+  host?: string;
+  port?: number;
+  dbPath: string;
+  /** Live per-camera figures for /api/health (the daemon's). */
+  stats?: () => unknown;
+  maxRows?: number;
+}
+
+export interface HttpServerHandle extends AsyncDisposable {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const COUNT_PARAMS = new Set(['bucket', 'camera', 'line', 'from', 'to', 'format']);
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Reply {
+  status: number;
+  type: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+function json(status: number, value: unknown): Reply {
+  return { status, type: 'application/json; charset=utf-8', body: `${JSON.stringify(value)}\n` };
+}
+
+function errorReply(status: number, code: string, message: string, headers?: Record<string, string>): Reply {
+  return { ...json(status, { error: { code, message } }), headers };
+}
+
+/** Splits the raw request target without URL's host rules (`//x/y` must not become host "x"). */
+function splitTarget(target: string): { pathname: string; search: string } {
+  const q = target.indexOf('?');
+  return q === -1 ? { pathname: target, search: '' } : { pathname: target.slice(0, q), search: target.slice(q + 1) };
+}
+
+function rawCountParams(search: string): Record<string, string> {
+  // URLSearchParams never throws: a bad %-escape stays literal and then fails validation by name.
+  const sp = new URLSearchParams(search);
+  const raw: Record<string, string> = {};
+  for (const [key, value] of sp) {
+    if (!COUNT_PARAMS.has(key)) {
+      throw new HttpError(400, 'TC_ERR_QUERY', `${JSON.stringify(key.slice(0, 40))}: unknown parameter; use ${[...COUNT_PARAMS].join(', ')}`);
+    }
+    if (Object.hasOwn(raw, key)) throw new HttpError(400, 'TC_ERR_QUERY', `${key}: given more than once; give it once`);
+    raw[key] = value;
+  }
+  return raw;
+}
+
+/** Starts the API server; resolves once it listens. Binds 127.0.0.1 unless `host` says otherwise. */
+export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServerHandle> {
+  const host = opts.host ?? HTTP_DEFAULTS.host;
+  const port = opts.port ?? HTTP_DEFAULTS.port;
+  const maxRows = opts.maxRows ?? HTTP_DEFAULTS.maxRows;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UsageError(`http port: must be an integer 0-65535 (0 = random), got ${String(port)}`);
+  }
+  const reader = new CountReader(opts.dbPath);
+
+  function counts(search: string): Reply {
+    const params = parseQueryParams(rawCountParams(search), 'http');
+    // Checked here so "no data yet" is a 503 rather than a 400 blaming the parameters.
+    if (!fs.existsSync(opts.dbPath)) {
+      throw new HttpError(503, 'TC_ERR_STORE', `no count database yet at ${opts.dbPath}; the daemon creates it when it starts`);
+    }
+    const rows = reader.query(params, { maxRows });
+    if (params.format === 'json') return json(200, { rows });
+    const type = params.format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'text/plain; charset=utf-8';
+    return { status: 200, type, body: formatCounts(rows, params.format) };
+  }
+
+  function route(req: http.IncomingMessage): Reply {
+    const target = req.url ?? '/';
+    if (target.length > HTTP_DEFAULTS.maxUrlLength) {
+      return errorReply(414, 'TC_ERR_QUERY', `request URL is ${target.length} characters; the limit is ${HTTP_DEFAULTS.maxUrlLength}`);
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return errorReply(405, 'TC_ERR_QUERY', `${String(req.method).slice(0, 20)} is not supported; use GET`, { allow: 'GET, HEAD' });
+    }
+    const { pathname, search } = splitTarget(target);
+    switch (pathname) {
+      case '/':
+      case '/index.html':
+        return { status: 200, type: 'text/html; charset=utf-8', body: DASHBOARD_HTML };
+      case '/api/counts':
+        return counts(search);
+      case '/api/health':
+        return json(200, { ok: true, cameras: opts.stats ? opts.stats() : null });
+      default:
+        return errorReply(404, 'TC_ERR_QUERY', `${JSON.stringify(pathname.slice(0, 80))}: no such endpoint; use /api/counts?bucket=hour, /api/health or /`);
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    let reply: Reply;
+    try {
+      reply = route(req);
+    } catch (err) {
+      if (err instanceof HttpError) reply = errorReply(err.status, err.code, err.message);
+      else if (err instanceof QueryError) reply = errorReply(400, err.code, err.message);
+      else if (err instanceof TrafficCounterError) reply = errorReply(500, err.code, err.message);
+      else reply = errorReply(500, 'TC_ERR_INTERNAL', `internal error: ${(err as Error)?.message ?? String(err)}`);
+    }
+    const body = Buffer.from(reply.body, 'utf8');
+    res.writeHead(reply.status, {
+      'content-type': reply.type,
+      'content-length': body.length,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      // The dashboard's only script and style are inline; it talks to this origin only.
+      'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+      ...reply.headers,
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+  // Malformed requests: answer 400 if the socket can still take it, never throw.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      reader.close();
+      reject(
+        new UsageError(
+          `http ${host}:${port}: cannot listen (${err.code ?? err.message}); ${err.code === 'EADDRINUSE' ? 'choose another port, or 0 for a random one' : 'check the host address'}`,
+          { cause: err },
+        ),
+      );
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  server.on('error', () => {
+    // After listening, socket-level errors are per connection; nothing to do at server level.
+  });
+
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Keep-alive browsers would hold close() open; requests are short, so cut idle and open sockets.
+      server.closeAllConnections();
+    }).finally(() => reader.close());
+    return closing;
+  };
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    port: address.port,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

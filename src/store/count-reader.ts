@@ -1,0 +1,133 @@
+// Read-only access to a count database for queries (CLI, HTTP API). Opens lazily, so an HTTP server can
+// start before the daemon has created the file, and never creates or migrates anything.
+
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { QueryError, StoreError } from '../errors.js';
+import { checkNotNewer } from './migrations.js';
+import type { Bucket, CountRow, QueryOptions, QueryParams } from './query-counts.js';
+
+interface RawRow {
+  camera_id: string;
+  line_id: string;
+  bucket_start_ms: number;
+  in_count: number;
+  out_count: number;
+  frames_received: number | null;
+  frames_expected: number | null;
+}
+
+// Every stored (camera, line, bucket) row: the store writes a zero row for each active line in every
+// bucket where the camera was monitored, so quiet buckets and outages appear with their uptime.
+function countSql(bucket: Bucket): string {
+  return `
+SELECT c.camera_id, c.line_id, c.bucket_start_ms, c.in_count, c.out_count,
+       f.frames_received, f.frames_expected
+FROM counts_${bucket} c
+LEFT JOIN frames_${bucket} f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
+WHERE (@camera IS NULL OR c.camera_id = @camera)
+  AND (@line IS NULL OR c.line_id = @line)
+  AND (@from IS NULL OR c.bucket_start_ms >= @from)
+  AND (@to IS NULL OR c.bucket_start_ms < @to)
+ORDER BY c.bucket_start_ms, c.camera_id, c.line_id
+LIMIT @limit`;
+}
+
+/** Runs a count query on an open connection (read-only or the writer's own). */
+export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions = {}, cache?: Map<Bucket, Statement>): CountRow[] {
+  let stmt = cache?.get(params.bucket);
+  if (!stmt) {
+    stmt = db.prepare(countSql(params.bucket));
+    cache?.set(params.bucket, stmt);
+  }
+  const maxRows = opts.maxRows;
+  const raw = stmt.all({
+    camera: params.cameraId ?? null,
+    line: params.lineId ?? null,
+    from: params.fromMs ?? null,
+    to: params.toMs ?? null,
+    // One more than allowed, to tell "exactly the limit" from "too many".
+    limit: maxRows === undefined ? -1 : maxRows + 1,
+  }) as RawRow[];
+  if (maxRows !== undefined && raw.length > maxRows) {
+    throw new QueryError(
+      `the query matches more than ${maxRows} rows; narrow it with from/to, camera or line, or use a coarser bucket (hour, day)`,
+    );
+  }
+  return raw.map((r) => {
+    const expected = r.frames_expected ?? 0;
+    const received = r.frames_received ?? 0;
+    return {
+      bucket: params.bucket,
+      start: new Date(r.bucket_start_ms).toISOString(),
+      cameraId: r.camera_id,
+      lineId: r.line_id,
+      in: r.in_count,
+      out: r.out_count,
+      total: r.in_count + r.out_count,
+      framesReceived: received,
+      framesExpected: expected,
+      uptime: expected > 0 ? Math.min(1, received / expected) : null,
+    };
+  });
+}
+
+export class CountReader {
+  readonly file: string;
+  #db: Db | undefined;
+  #stmts = new Map<Bucket, Statement>();
+  #closed = false;
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  #open(): Db {
+    if (this.#closed) throw new StoreError(`${this.file}: the count reader is closed`);
+    if (this.#db) return this.#db;
+    if (!fs.existsSync(this.file)) {
+      throw new QueryError(`${this.file}: no count database at this path; run the daemon (traffic-counter run) first to create it, or pass the right --db`);
+    }
+    let db: Db | undefined;
+    try {
+      db = new Database(this.file, { readonly: true, fileMustExist: true });
+      db.pragma('busy_timeout = 5000');
+      const version = checkNotNewer(db, this.file);
+      if (version === 0) {
+        throw new QueryError(`${this.file}: not a traffic-counter database (no schema); pass the database the daemon writes (--db)`);
+      }
+    } catch (err) {
+      db?.close();
+      if (err instanceof QueryError || err instanceof StoreError) throw err;
+      throw new QueryError(`${this.file}: cannot read this database (${(err as Error).message}); check the path and that it is a traffic-counter database`, {
+        cause: err,
+      });
+    }
+    this.#db = db;
+    return db;
+  }
+
+  /** Rows per (bucket, camera, line), ordered by start, camera, line. */
+  query(params: QueryParams, opts: QueryOptions = {}): CountRow[] {
+    const db = this.#open();
+    try {
+      return selectCountRows(db, params, opts, this.#stmts);
+    } catch (err) {
+      if (err instanceof QueryError) throw err;
+      throw new StoreError(`${this.file}: query failed (${(err as Error).message})`, { cause: err });
+    }
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stmts.clear();
+    this.#db?.close();
+    this.#db = undefined;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.close();
+  }
+}

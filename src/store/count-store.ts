@@ -1,0 +1,482 @@
+// The daemon's SQLite writer: crossing events and frame accounting are batched in memory and written in
+// one transaction per flush, together with the minute/hour/day roll-ups (UTC buckets) they update.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
+import type { CrossingEvent, VehicleClass } from '../analyze/analyzer-types.js';
+import { StoreError, TrafficCounterError } from '../errors.js';
+import { selectCountRows } from './count-reader.js';
+import { migrate } from './migrations.js';
+import type { Bucket, CountRow, QueryOptions, QueryParams } from './query-counts.js';
+
+export const STORE_DEFAULTS = {
+  flushIntervalMs: 1_000, // automatic flush period (timer is unref'd)
+  maxBatch: 1_000, // pending events that trigger an immediate flush
+  maxPendingEvents: 100_000, // event detail rows kept while flushes fail; past it the oldest details are dropped, never their counts
+  busyTimeoutMs: 5_000, // how long a write waits for a lock held by another connection
+} as const;
+
+export interface CountStoreOptions {
+  flushIntervalMs?: number;
+  maxBatch?: number;
+  maxPendingEvents?: number;
+  busyTimeoutMs?: number;
+  /** Flush failures and dropped event details are reported here (default: console.error). */
+  onError?: (err: Error) => void;
+}
+
+export interface CameraRegistration {
+  readonly id: string;
+  readonly pollIntervalMs: number;
+  readonly lines: readonly { readonly id: string; readonly from: readonly [number, number]; readonly to: readonly [number, number] }[];
+}
+
+export interface FrameTickDelta {
+  expected?: number;
+  received?: number;
+  decodeErrors?: number;
+  dropped?: number;
+  sourceErrors?: number;
+}
+
+export interface LineTotal {
+  readonly cameraId: string;
+  readonly lineId: string;
+  readonly in: number;
+  readonly out: number;
+}
+
+export interface CountStoreStats {
+  /** Event detail rows waiting for the next flush. */
+  readonly pendingEvents: number;
+  /** (camera, line, minute) and (camera, minute) aggregates waiting for the next flush. */
+  readonly pendingBuckets: number;
+  readonly flushes: number;
+  readonly failedFlushes: number;
+  /** Event detail rows dropped because flushes kept failing; their counts were kept. */
+  readonly eventDetailsDropped: number;
+  readonly lastError: string | null;
+}
+
+// Column order of the count aggregates; matches COUNT_COLUMNS in migrations.ts.
+const COUNT_COLS = [
+  'in_count',
+  'out_count',
+  'in_car',
+  'out_car',
+  'in_heavy',
+  'out_heavy',
+  'in_two_wheeler',
+  'out_two_wheeler',
+  'in_unknown',
+  'out_unknown',
+] as const;
+const CLASS_OFFSET: Readonly<Record<VehicleClass, number>> = { car: 2, heavy: 4, 'two-wheeler': 6, unknown: 8 };
+const FRAME_COLS = ['frames_expected', 'frames_received', 'decode_errors', 'dropped', 'source_errors'] as const;
+const FRAME_DELTA_KEYS = ['expected', 'received', 'decodeErrors', 'dropped', 'sourceErrors'] as const;
+
+const BUCKET_MS: Readonly<Record<Bucket, number>> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+const BUCKET_LIST: readonly Bucket[] = ['minute', 'hour', 'day'];
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+interface CountAgg {
+  cameraId: string;
+  lineId: string;
+  startMs: number;
+  c: number[];
+}
+interface FrameAgg {
+  cameraId: string;
+  startMs: number;
+  f: number[];
+}
+
+interface Statements {
+  insertEvent: Statement;
+  upsertCounts: Record<Bucket, Statement>;
+  upsertFrames: Record<Bucket, Statement>;
+  zeroRows: Record<Bucket, Statement>;
+}
+
+function floorTo(ms: number, step: number): number {
+  return Math.floor(ms / step) * step;
+}
+
+function finiteOrNull(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+function bad(message: string): StoreError {
+  return new StoreError(message);
+}
+
+function prepareStatements(db: Db): Statements {
+  const upsertCounts = {} as Record<Bucket, Statement>;
+  const upsertFrames = {} as Record<Bucket, Statement>;
+  const zeroRows = {} as Record<Bucket, Statement>;
+  for (const b of BUCKET_LIST) {
+    upsertCounts[b] = db.prepare(
+      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, ${COUNT_COLS.join(', ')})
+       VALUES (?, ?, ?, ${COUNT_COLS.map(() => '?').join(', ')})
+       ON CONFLICT (camera_id, line_id, bucket_start_ms) DO UPDATE SET
+       ${COUNT_COLS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`,
+    );
+    upsertFrames[b] = db.prepare(
+      `INSERT INTO frames_${b} (camera_id, bucket_start_ms, ${FRAME_COLS.join(', ')})
+       VALUES (?, ?, ${FRAME_COLS.map(() => '?').join(', ')})
+       ON CONFLICT (camera_id, bucket_start_ms) DO UPDATE SET
+       ${FRAME_COLS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`,
+    );
+    // A monitored bucket gets a row for every active line, so "nothing crossed" reads as 0, not as missing.
+    zeroRows[b] = db.prepare(
+      `INSERT OR IGNORE INTO counts_${b} (camera_id, line_id, bucket_start_ms)
+       SELECT camera_id, line_id, ? FROM lines WHERE camera_id = ? AND active = 1`,
+    );
+  }
+  const insertEvent = db.prepare(
+    `INSERT INTO events (camera_id, line_id, direction, time_ms, track_id, vehicle_class, area_px,
+       bbox_x, bbox_y, bbox_w, bbox_h, speed_px_s, frames_seen)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return { insertEvent, upsertCounts, upsertFrames, zeroRows };
+}
+
+/**
+ * Writes crossing events and per-bucket frame accounting to SQLite (WAL).
+ *
+ * Batching policy: events and frame ticks accumulate in memory and are committed in one transaction every
+ * `flushIntervalMs`, as soon as `maxBatch` events are pending, and on `flush()` / `close()`.
+ * When a flush fails (SQLITE_BUSY, disk full...) nothing is cleared: the batch is retried at the next flush
+ * and the error goes to `onError`. Counts are aggregated per (camera, line, minute) as events arrive, so
+ * they are never dropped; if failures persist past `maxPendingEvents` event detail rows, the oldest detail
+ * rows are dropped (counted in stats().eventDetailsDropped and reported) while their counts stay pending.
+ */
+export class CountStore implements AsyncDisposable {
+  readonly file: string;
+  readonly #db: Db;
+  readonly #stmts: Statements;
+  readonly #opts: Required<Omit<CountStoreOptions, 'onError'>>;
+  readonly #onError: (err: Error) => void;
+  readonly #timer: NodeJS.Timeout;
+  readonly #queryStmts = new Map<Bucket, Statement>();
+
+  #events: CrossingEvent[] = [];
+  #counts = new Map<string, CountAgg>();
+  #frames = new Map<string, FrameAgg>();
+  /** Lines registered in this process, for totals() before anything crossed. */
+  #lines = new Map<string, Set<string>>();
+  #closed = false;
+  #failing = false;
+  #flushes = 0;
+  #failedFlushes = 0;
+  #detailsDropped = 0;
+  #lastError: string | null = null;
+
+  private constructor(file: string, db: Db, opts: CountStoreOptions) {
+    this.file = file;
+    this.#db = db;
+    this.#opts = {
+      flushIntervalMs: opts.flushIntervalMs ?? STORE_DEFAULTS.flushIntervalMs,
+      maxBatch: opts.maxBatch ?? STORE_DEFAULTS.maxBatch,
+      maxPendingEvents: opts.maxPendingEvents ?? Math.max(STORE_DEFAULTS.maxPendingEvents, opts.maxBatch ?? 0),
+      busyTimeoutMs: opts.busyTimeoutMs ?? STORE_DEFAULTS.busyTimeoutMs,
+    };
+    this.#onError = opts.onError ?? ((err) => console.error(`traffic-counter store: ${err.message}`));
+    this.#stmts = prepareStatements(db);
+    this.#timer = setInterval(() => this.#flushQuietly(), this.#opts.flushIntervalMs);
+    // The store must not keep the process alive; close() does the final flush.
+    this.#timer.unref();
+  }
+
+  /** Opens (creating the file and its folder if needed) and migrates a count database. */
+  static open(file: string, opts: CountStoreOptions = {}): CountStore {
+    for (const key of ['flushIntervalMs', 'maxBatch', 'maxPendingEvents', 'busyTimeoutMs'] as const) {
+      const v = opts[key];
+      if (v !== undefined && !(Number.isInteger(v) && v > 0)) {
+        throw new StoreError(`CountStore.open ${key}: must be a positive integer, got ${String(v)}`);
+      }
+    }
+    if (opts.maxPendingEvents !== undefined && opts.maxBatch !== undefined && opts.maxPendingEvents < opts.maxBatch) {
+      throw new StoreError(`CountStore.open maxPendingEvents: must be at least maxBatch (${opts.maxBatch}), got ${opts.maxPendingEvents}`);
+    }
+    let db: Db | undefined;
+    try {
+      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      db = new Database(file);
+      db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? STORE_DEFAULTS.busyTimeoutMs}`);
+      // WAL lets `traffic-counter query` and the HTTP API read while the daemon writes.
+      db.pragma('journal_mode = WAL');
+      // NORMAL in WAL mode: a power cut may lose the last commits but never corrupts the file.
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      migrate(db, file);
+      return new CountStore(file, db, opts);
+    } catch (err) {
+      db?.close();
+      if (err instanceof TrafficCounterError) throw err;
+      throw new StoreError(`${file}: cannot open the count database (${(err as Error).message}); check the path is a writable traffic-counter database`, {
+        cause: err,
+      });
+    }
+  }
+
+  #checkOpen(what: string): void {
+    if (this.#closed) throw new StoreError(`${this.file}: ${what} after close(); the store is closed`);
+  }
+
+  /** Records a camera and its counting lines; lines no longer listed are marked inactive (history kept). */
+  registerCamera(cam: CameraRegistration): void {
+    this.#checkOpen('registerCamera');
+    if (typeof cam.id !== 'string' || !ID_RE.test(cam.id)) throw bad(`registerCamera id: must be a camera id, got ${JSON.stringify(cam.id)}`);
+    if (!(Number.isFinite(cam.pollIntervalMs) && cam.pollIntervalMs > 0)) {
+      throw bad(`registerCamera ${cam.id}.pollIntervalMs: must be a positive number, got ${String(cam.pollIntervalMs)}`);
+    }
+    for (const l of cam.lines) {
+      if (typeof l.id !== 'string' || !ID_RE.test(l.id)) throw bad(`registerCamera ${cam.id}.lines id: must be a line id, got ${JSON.stringify(l.id)}`);
+    }
+    const db = this.#db;
+    db.transaction(() => {
+      db.prepare(
+        `INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES (?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET poll_interval_ms = excluded.poll_interval_ms, updated_ms = excluded.updated_ms`,
+      ).run(cam.id, cam.pollIntervalMs, Date.now());
+      db.prepare('UPDATE lines SET active = 0 WHERE camera_id = ?').run(cam.id);
+      const upsert = db.prepare(
+        `INSERT INTO lines (camera_id, line_id, from_x, from_y, to_x, to_y, active) VALUES (?, ?, ?, ?, ?, ?, 1)
+         ON CONFLICT (camera_id, line_id) DO UPDATE SET from_x = excluded.from_x, from_y = excluded.from_y,
+           to_x = excluded.to_x, to_y = excluded.to_y, active = 1`,
+      );
+      for (const l of cam.lines) upsert.run(cam.id, l.id, l.from[0], l.from[1], l.to[0], l.to[1]);
+    }).immediate();
+    this.#lines.set(cam.id, new Set(cam.lines.map((l) => l.id)));
+  }
+
+  /**
+   * Queues crossing events. Their counts are aggregated at once (so they survive any later trouble);
+   * the detail rows are written at the next flush. Throws StoreError, queuing nothing, if an event lacks
+   * a valid camera, line, direction or time.
+   */
+  addEvents(events: readonly CrossingEvent[]): void {
+    this.#checkOpen('addEvents');
+    events.forEach((e, i) => {
+      if (typeof e.cameraId !== 'string' || e.cameraId === '') throw bad(`addEvents events[${i}].cameraId: must be a camera id, got ${JSON.stringify(e.cameraId)}`);
+      if (typeof e.lineId !== 'string' || e.lineId === '') throw bad(`addEvents events[${i}].lineId: must be a line id, got ${JSON.stringify(e.lineId)}`);
+      if (e.direction !== 'in' && e.direction !== 'out') throw bad(`addEvents events[${i}].direction: must be "in" or "out", got ${JSON.stringify(e.direction)}`);
+      if (!Number.isFinite(e.timeMs)) throw bad(`addEvents events[${i}].timeMs: must be ms since the epoch, got ${String(e.timeMs)}`);
+    });
+    for (const e of events) {
+      const startMs = floorTo(e.timeMs, BUCKET_MS.minute);
+      const key = `${e.cameraId}\0${e.lineId}\0${startMs}`;
+      let agg = this.#counts.get(key);
+      if (!agg) {
+        agg = { cameraId: e.cameraId, lineId: e.lineId, startMs, c: new Array<number>(COUNT_COLS.length).fill(0) };
+        this.#counts.set(key, agg);
+      }
+      const dir = e.direction === 'in' ? 0 : 1;
+      agg.c[dir]++;
+      agg.c[(CLASS_OFFSET[e.vehicleClass] ?? CLASS_OFFSET.unknown) + dir]++;
+      this.#events.push(e);
+    }
+    this.#boundDetails();
+    // While flushes fail, retry on the timer only rather than on every event.
+    if (this.#events.length >= this.#opts.maxBatch && !this.#failing) this.#flushQuietly();
+  }
+
+  /** Adds to the frame accounting of the camera's minute containing timeMs (written at the next flush). */
+  addFrameTicks(cameraId: string, timeMs: number, delta: FrameTickDelta): void {
+    this.#checkOpen('addFrameTicks');
+    if (typeof cameraId !== 'string' || cameraId === '') throw bad(`addFrameTicks cameraId: must be a camera id, got ${JSON.stringify(cameraId)}`);
+    if (!Number.isFinite(timeMs)) throw bad(`addFrameTicks timeMs: must be ms since the epoch, got ${String(timeMs)}`);
+    for (const k of FRAME_DELTA_KEYS) {
+      const v = delta[k];
+      if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw bad(`addFrameTicks ${k}: must be a non-negative integer, got ${String(v)}`);
+    }
+    const startMs = floorTo(timeMs, BUCKET_MS.minute);
+    const key = `${cameraId}\0${startMs}`;
+    let agg = this.#frames.get(key);
+    if (!agg) {
+      agg = { cameraId, startMs, f: new Array<number>(FRAME_COLS.length).fill(0) };
+      this.#frames.set(key, agg);
+    }
+    FRAME_DELTA_KEYS.forEach((k, i) => {
+      agg.f[i] += delta[k] ?? 0;
+    });
+  }
+
+  #boundDetails(): void {
+    const excess = this.#events.length - this.#opts.maxPendingEvents;
+    if (excess <= 0) return;
+    // Drop the oldest details only; their counts are already in #counts.
+    this.#events.splice(0, excess);
+    this.#detailsDropped += excess;
+    this.#onError(
+      new StoreError(
+        `${this.file}: writes keep failing; dropped ${excess} pending event detail rows (${this.#detailsDropped} so far) past maxPendingEvents ${this.#opts.maxPendingEvents}; their counts are kept and will be written when the database accepts writes`,
+      ),
+    );
+  }
+
+  /**
+   * Writes everything pending in one transaction. On failure the batch is kept for the next flush and a
+   * StoreError is thrown. Synchronous, so it is safe to call from a signal handler.
+   */
+  flush(): void {
+    if (this.#closed) return;
+    if (this.#events.length === 0 && this.#counts.size === 0 && this.#frames.size === 0) return;
+    const events = this.#events;
+    const counts = [...this.#counts.values()];
+    const frames = [...this.#frames.values()];
+    const s = this.#stmts;
+    try {
+      this.#db
+        .transaction(() => {
+          for (const e of events) {
+            const b = Array.isArray(e.bbox) ? e.bbox : [];
+            s.insertEvent.run(
+              e.cameraId,
+              e.lineId,
+              e.direction,
+              Math.round(e.timeMs),
+              finiteOrNull(e.trackId),
+              typeof e.vehicleClass === 'string' ? e.vehicleClass : null,
+              finiteOrNull(e.areaPx),
+              finiteOrNull(b[0]),
+              finiteOrNull(b[1]),
+              finiteOrNull(b[2]),
+              finiteOrNull(b[3]),
+              finiteOrNull(e.speedPxPerS),
+              finiteOrNull(e.framesSeen),
+            );
+          }
+          for (const bucket of BUCKET_LIST) {
+            const step = BUCKET_MS[bucket];
+            // Fold minutes into hours/days in memory: one upsert per row instead of one per minute.
+            const c = new Map<string, CountAgg>();
+            for (const a of counts) {
+              const startMs = floorTo(a.startMs, step);
+              const key = `${a.cameraId}\0${a.lineId}\0${startMs}`;
+              const acc = c.get(key);
+              if (acc) a.c.forEach((v, i) => (acc.c[i] += v));
+              else c.set(key, { cameraId: a.cameraId, lineId: a.lineId, startMs, c: [...a.c] });
+            }
+            for (const a of c.values()) s.upsertCounts[bucket].run(a.cameraId, a.lineId, a.startMs, ...a.c);
+            const f = new Map<string, FrameAgg>();
+            for (const a of frames) {
+              const startMs = floorTo(a.startMs, step);
+              const key = `${a.cameraId}\0${startMs}`;
+              const acc = f.get(key);
+              if (acc) a.f.forEach((v, i) => (acc.f[i] += v));
+              else f.set(key, { cameraId: a.cameraId, startMs, f: [...a.f] });
+            }
+            for (const a of f.values()) {
+              s.upsertFrames[bucket].run(a.cameraId, a.startMs, ...a.f);
+              s.zeroRows[bucket].run(a.startMs, a.cameraId);
+            }
+          }
+        })
+        .immediate();
+    } catch (err) {
+      this.#failing = true;
+      this.#failedFlushes++;
+      this.#lastError = (err as Error).message;
+      throw new StoreError(
+        `${this.file}: could not write ${events.length} events and ${counts.length + frames.length} pending buckets (${(err as Error).message}); they are kept and retried at the next flush — check disk space and that no other process holds a write lock`,
+        { cause: err },
+      );
+    }
+    // Only now is the batch durable (committed); anything added meanwhile is impossible (synchronous).
+    this.#events = [];
+    this.#counts.clear();
+    this.#frames.clear();
+    this.#failing = false;
+    this.#flushes++;
+  }
+
+  #flushQuietly(): void {
+    try {
+      this.flush();
+    } catch (err) {
+      this.#onError(err as Error);
+    }
+  }
+
+  /** All-time in/out per camera and line, including what is still pending; for console output. */
+  totals(cameraId?: string): LineTotal[] {
+    this.#checkOpen('totals');
+    const acc = new Map<string, { cameraId: string; lineId: string; in: number; out: number }>();
+    const add = (cam: string, line: string, i: number, o: number): void => {
+      if (cameraId !== undefined && cam !== cameraId) return;
+      const key = `${cam}\0${line}`;
+      const t = acc.get(key);
+      if (t) {
+        t.in += i;
+        t.out += o;
+      } else acc.set(key, { cameraId: cam, lineId: line, in: i, out: o });
+    };
+    for (const [cam, lines] of this.#lines) for (const line of lines) add(cam, line, 0, 0);
+    const rows = this.#db
+      .prepare(
+        `SELECT camera_id, line_id, SUM(in_count) AS i, SUM(out_count) AS o FROM counts_day
+         WHERE (? IS NULL OR camera_id = ?) GROUP BY camera_id, line_id`,
+      )
+      .all(cameraId ?? null, cameraId ?? null) as { camera_id: string; line_id: string; i: number; o: number }[];
+    for (const r of rows) add(r.camera_id, r.line_id, r.i, r.o);
+    for (const a of this.#counts.values()) add(a.cameraId, a.lineId, a.c[0], a.c[1]);
+    return [...acc.values()].sort((a, b) => (a.cameraId === b.cameraId ? cmp(a.lineId, b.lineId) : cmp(a.cameraId, b.cameraId)));
+  }
+
+  /** Queries what has been flushed so far, on this connection (same rows as queryCounts). */
+  query(params: QueryParams, opts: QueryOptions = {}): CountRow[] {
+    this.#checkOpen('query');
+    return selectCountRows(this.#db, params, opts, this.#queryStmts);
+  }
+
+  stats(): CountStoreStats {
+    return {
+      pendingEvents: this.#events.length,
+      pendingBuckets: this.#counts.size + this.#frames.size,
+      flushes: this.#flushes,
+      failedFlushes: this.#failedFlushes,
+      eventDetailsDropped: this.#detailsDropped,
+      lastError: this.#lastError,
+    };
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Flushes and closes; synchronous, so a SIGINT/SIGTERM handler can call it. Safe to call twice.
+   * If the final flush fails the database is still closed and a StoreError says what was not written.
+   */
+  close(): void {
+    if (this.#closed) return;
+    clearInterval(this.#timer);
+    let failure: StoreError | undefined;
+    const pending = this.#events.length;
+    const buckets = this.#counts.size + this.#frames.size;
+    try {
+      this.flush();
+    } catch (err) {
+      failure = new StoreError(
+        `${this.file}: closed without writing ${pending} events and ${buckets} pending buckets (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}); check disk space and that no other process holds a write lock`,
+        { cause: err },
+      );
+    }
+    this.#closed = true;
+    this.#queryStmts.clear();
+    this.#db.close();
+    if (failure) throw failure;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.close();
+  }
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,57 @@
+// Renders count rows for people (aligned table), spreadsheets (RFC 4180 CSV) and programs (JSON).
+
+import type { CountFormat, CountRow } from './query-counts.js';
+
+const CSV_COLUMNS = ['bucket', 'start', 'camera', 'line', 'in', 'out', 'total', 'frames_received', 'frames_expected', 'uptime'] as const;
+
+function csvField(value: string | number | null): string {
+  const s = value === null ? '' : String(value);
+  // RFC 4180: quote fields holding a comma, quote or line break; double the quotes inside.
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function toCsv(rows: readonly CountRow[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const r of rows) {
+    lines.push(
+      [r.bucket, r.start, r.cameraId, r.lineId, r.in, r.out, r.total, r.framesReceived, r.framesExpected, r.uptime]
+        .map(csvField)
+        .join(','),
+    );
+  }
+  // RFC 4180 records end with CRLF, the last one included.
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+function uptimeText(uptime: number | null): string {
+  // "-" when nothing was expected: not monitored is not the same as 0 % uptime.
+  return uptime === null ? '-' : `${(uptime * 100).toFixed(1)}%`;
+}
+
+function toTable(rows: readonly CountRow[]): string {
+  const header = ['start (UTC)', 'camera', 'line', 'in', 'out', 'total', 'uptime'];
+  const rightAligned = [false, false, false, true, true, true, true];
+  const body = rows.map((r) => [r.start, r.cameraId, r.lineId, String(r.in), String(r.out), String(r.total), uptimeText(r.uptime)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
+  const render = (cells: string[]): string =>
+    cells
+      .map((c, i) => (rightAligned[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  const out = [render(header), widths.map((w) => '-'.repeat(w)).join('  ')];
+  for (const cells of body) out.push(render(cells));
+  if (rows.length === 0) out.push('(no buckets match: nothing was monitored or counted in this range)');
+  return `${out.join('\n')}\n`;
+}
+
+/** Formats rows; every format ends with a newline. */
+export function formatCounts(rows: readonly CountRow[], format: CountFormat): string {
+  switch (format) {
+    case 'csv':
+      return toCsv(rows);
+    case 'json':
+      return `${JSON.stringify(rows, null, 2)}\n`;
+    case 'table':
+      return toTable(rows);
+  }
+}

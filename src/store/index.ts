@@ -1,0 +1,9 @@
+// The SQLite count store: writer, read-only reader, query parameters and output formats.
+
+export { CountStore, STORE_DEFAULTS } from './count-store.js';
+export type { CountStoreOptions, CameraRegistration, FrameTickDelta, LineTotal, CountStoreStats } from './count-store.js';
+export { CountReader, selectCountRows } from './count-reader.js';
+export { parseQueryParams, parseTimeInput, queryCounts, BUCKETS, BUCKET_MS, COUNT_FORMATS } from './query-counts.js';
+export type { Bucket, CountFormat, CountRow, QueryParams, QueryOptions } from './query-counts.js';
+export { formatCounts } from './format-counts.js';
+export { migrate, checkNotNewer, schemaVersion, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';

@@ -1,0 +1,162 @@
+// Count queries shared by the CLI (`traffic-counter query`) and the HTTP API: parameter validation with
+// errors in the user's own spelling (--bucket vs bucket), and a one-shot read-only query of a DB file.
+
+import { QueryError } from '../errors.js';
+import { CountReader } from './count-reader.js';
+
+export type Bucket = 'minute' | 'hour' | 'day';
+export type CountFormat = 'table' | 'csv' | 'json';
+
+export const BUCKETS: readonly Bucket[] = Object.freeze(['minute', 'hour', 'day']);
+export const COUNT_FORMATS: readonly CountFormat[] = Object.freeze(['table', 'csv', 'json']);
+
+/** Bucket lengths in ms. Buckets start at multiples of these since the Unix epoch, i.e. on UTC boundaries. */
+export const BUCKET_MS: Readonly<Record<Bucket, number>> = Object.freeze({ minute: 60_000, hour: 3_600_000, day: 86_400_000 });
+
+/** Validated query parameters. Time filters select buckets whose start lies in [fromMs, toMs). */
+export interface QueryParams {
+  readonly bucket: Bucket;
+  readonly cameraId?: string;
+  readonly lineId?: string;
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  readonly format: CountFormat;
+}
+
+/** One bucket of one counting line. */
+export interface CountRow {
+  readonly bucket: Bucket;
+  /** Bucket start, ISO 8601 UTC. */
+  readonly start: string;
+  readonly cameraId: string;
+  readonly lineId: string;
+  readonly in: number;
+  readonly out: number;
+  readonly total: number;
+  readonly framesReceived: number;
+  readonly framesExpected: number;
+  /** framesReceived / framesExpected capped at 1; null when no frame was expected (camera not monitored). */
+  readonly uptime: number | null;
+}
+
+export interface QueryOptions {
+  /** Refuse results larger than this many rows (QueryError asking to narrow the range). Default: no limit. */
+  readonly maxRows?: number;
+}
+
+// Same rule as camera and line ids in the configuration.
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const MAX_ECHO = 40;
+
+function echo(value: string): string {
+  const shown = value.length > MAX_ECHO ? `${value.slice(0, MAX_ECHO)}…` : value;
+  return JSON.stringify(shown);
+}
+
+function optional(raw: Record<string, string | undefined>, key: string): string | undefined {
+  const v = raw[key];
+  // An empty value (e.g. `camera=` from an HTML form) means "not given".
+  return v === undefined || v === '' ? undefined : v;
+}
+
+const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Parses a time given as ISO 8601 (a time without a zone is taken as UTC, like everything this tool
+ * prints), a date (UTC midnight) or epoch milliseconds. Returns undefined when it is none of these.
+ */
+export function parseTimeInput(value: string): number | undefined {
+  if (/^\d{1,15}$/.test(value)) return Number(value);
+  const m = ISO_RE.exec(value.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  let ms = Date.UTC(year, month - 1, day, hour, minute, second, Number(frac.padEnd(3, '0').slice(0, 3)));
+  // Date.UTC rolls 2024-02-30 over to March; refuse instead.
+  if (new Date(ms).getUTCDate() !== day) return undefined;
+  if (zone && zone.toUpperCase() !== 'Z') {
+    const sign = zone[0] === '-' ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    const offH = Number(digits.slice(0, 2));
+    const offM = Number(digits.slice(2, 4));
+    if (offH > 23 || offM > 59) return undefined;
+    ms -= sign * (offH * 60 + offM) * 60_000;
+  }
+  return ms;
+}
+
+/**
+ * Validates raw query parameters (keys: bucket, camera, line, from, to, format). Errors name the
+ * parameter as the user typed it: `--bucket` on the command line, `bucket` over HTTP.
+ * Unknown keys are ignored here; the caller decides whether to refuse them.
+ */
+export function parseQueryParams(raw: Record<string, string | undefined>, source: 'cli' | 'http'): QueryParams {
+  const name = (key: string): string => (source === 'cli' ? `--${key}` : key);
+
+  const bucketRaw = raw.bucket;
+  if (bucketRaw === undefined || bucketRaw === '') {
+    throw new QueryError(`${name('bucket')}: required; give one of ${BUCKETS.join(', ')} (e.g. ${source === 'cli' ? '--bucket hour' : 'bucket=hour'})`);
+  }
+  if (!(BUCKETS as readonly string[]).includes(bucketRaw)) {
+    throw new QueryError(`${name('bucket')}: must be one of ${BUCKETS.join(', ')}; got ${echo(bucketRaw)}`);
+  }
+  const bucket = bucketRaw as Bucket;
+
+  const ids: { cameraId?: string; lineId?: string } = {};
+  for (const [key, field] of [['camera', 'cameraId'], ['line', 'lineId']] as const) {
+    const v = optional(raw, key);
+    if (v === undefined) continue;
+    if (!ID_RE.test(v)) {
+      throw new QueryError(`${name(key)}: must be a ${key} id as in the configuration (1-64 letters, digits, '.', '_' or '-'); got ${echo(v)}`);
+    }
+    ids[field] = v;
+  }
+
+  const times: { fromMs?: number; toMs?: number } = {};
+  for (const [key, field] of [['from', 'fromMs'], ['to', 'toMs']] as const) {
+    const v = optional(raw, key);
+    if (v === undefined) continue;
+    const ms = parseTimeInput(v);
+    if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
+      throw new QueryError(
+        `${name(key)}: must be an ISO 8601 time (2024-05-01T08:00:00Z; no zone means UTC), a date (2024-05-01, UTC midnight) or epoch milliseconds; got ${echo(v)}`,
+      );
+    }
+    times[field] = ms;
+  }
+  if (times.fromMs !== undefined && times.toMs !== undefined && times.fromMs >= times.toMs) {
+    throw new QueryError(
+      `${name('from')}/${name('to')}: from must be before to; got from ${new Date(times.fromMs).toISOString()}, to ${new Date(times.toMs).toISOString()}`,
+    );
+  }
+
+  const formatRaw = optional(raw, 'format');
+  let format: CountFormat = source === 'cli' ? 'table' : 'json';
+  if (formatRaw !== undefined) {
+    if (!(COUNT_FORMATS as readonly string[]).includes(formatRaw)) {
+      throw new QueryError(`${name('format')}: must be one of ${COUNT_FORMATS.join(', ')}; got ${echo(formatRaw)}`);
+    }
+    format = formatRaw as CountFormat;
+  }
+
+  return Object.freeze({ bucket, ...ids, ...times, format });
+}
+
+/**
+ * Runs one query against a count database, opened read-only (safe while the daemon writes, thanks to
+ * WAL). A missing file is a QueryError: the database is never created here.
+ */
+export function queryCounts(dbPath: string, params: QueryParams, opts: QueryOptions = {}): CountRow[] {
+  const reader = new CountReader(dbPath);
+  try {
+    return reader.query(params, opts);
+  } finally {
+    reader.close();
+  }
+}

@@ -1,0 +1,113 @@
+// The HTTP API on 127.0.0.1: counts as JSON or CSV, health, dashboard, and 400s naming the bad parameter.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, onTestFinished, test } from 'vitest';
+import { startHttpServer } from '../dist/src/server/index.js';
+import { CountStore } from '../dist/src/store/index.js';
+
+const T0 = Date.UTC(2024, 4, 1, 8, 0);
+
+async function setup(opts: { stats?: () => unknown; withDb?: boolean } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-http-'));
+  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dbPath = path.join(dir, 'counts.db');
+  if (opts.withDb !== false) {
+    const store = CountStore.open(dbPath);
+    store.registerCamera({ id: 'cam1', pollIntervalMs: 1000, lines: [{ id: 'a', from: [0, 0], to: [10, 0] }, { id: 'b', from: [0, 5], to: [10, 5] }] });
+    for (let s = 0; s < 120; s++) store.addFrameTicks('cam1', T0 + s * 1000, { expected: 1, received: s < 60 ? 1 : 0 });
+    const base = { cameraId: 'cam1', trackId: 1, vehicleClass: 'car', areaPx: 1, bbox: [0, 0, 1, 1], speedPxPerS: 1, framesSeen: 1 } as const;
+    store.addEvents([
+      { ...base, lineId: 'a', direction: 'in', timeMs: T0 + 5_000 },
+      { ...base, lineId: 'a', direction: 'out', timeMs: T0 + 6_000 },
+      { ...base, lineId: 'b', direction: 'in', timeMs: T0 + 61_000 },
+    ]);
+    store.close();
+  }
+  const server = await startHttpServer({ dbPath, port: 0, stats: opts.stats });
+  onTestFinished(() => server.close());
+  return { server, dbPath };
+}
+
+test('binds to 127.0.0.1 on a random port by default', async () => {
+  const { server } = await setup();
+  expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+  expect(server.port).toBeGreaterThan(0);
+});
+
+test('GET /api/counts returns the rows with uptime, filtered by the parameters', async () => {
+  const { server } = await setup();
+  const res = await fetch(`${server.url}/api/counts?bucket=minute&line=a`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = (await res.json()) as { rows: Record<string, unknown>[] };
+  expect(body.rows).toEqual([
+    expect.objectContaining({ start: new Date(T0).toISOString(), cameraId: 'cam1', lineId: 'a', in: 1, out: 1, total: 2, uptime: 1 }),
+    expect.objectContaining({ start: new Date(T0 + 60_000).toISOString(), lineId: 'a', total: 0, uptime: 0 }),
+  ]);
+  const hour = (await (await fetch(`${server.url}/api/counts?bucket=hour&from=2024-05-01T08:00Z&to=2024-05-01T09:00Z`)).json()) as { rows: Record<string, unknown>[] };
+  expect(hour.rows.map((r) => [r.lineId, r.total, r.uptime])).toEqual([
+    ['a', 2, 0.5],
+    ['b', 1, 0.5],
+  ]);
+});
+
+test('format=csv answers text/csv with a header row', async () => {
+  const { server } = await setup();
+  const res = await fetch(`${server.url}/api/counts?bucket=day&format=csv`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
+  const lines = (await res.text()).trimEnd().split('\r\n');
+  expect(lines[0]).toMatch(/^bucket,start,camera,line,in,out,total/);
+  expect(lines.slice(1).map((l) => l.split(',').slice(3, 7).join(' '))).toEqual(['a 1 1 2', 'b 1 0 1']);
+});
+
+test.each([
+  ['bucket=week', /^bucket: must be one of minute, hour, day; got "week"/],
+  ['', /^bucket: required/],
+  ['bucket=hour&from=tomorrow', /^from: must be an ISO 8601 time/],
+  ['bucket=hour&from=2024-05-02&to=2024-05-01', /^from\/to: from must be before to/],
+  ['bucket=hour&camera=%3Cscript%3E', /^camera: must be a camera id/],
+  ['bucket=hour&bukket=day', /^"bukket": unknown parameter/],
+  ['bucket=hour&bucket=day', /^bucket: given more than once/],
+])('bad parameters ?%s answer 400 naming the parameter', async (query, message) => {
+  const { server } = await setup();
+  const res = await fetch(`${server.url}/api/counts?${query}`);
+  expect(res.status).toBe(400);
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  expect(body.error.code).toBe('TC_ERR_QUERY');
+  expect(body.error.message).toMatch(message);
+});
+
+test('GET /api/health reports the daemon stats', async () => {
+  const stats = { cam1: { frames: 10, lastFrameAt: '2024-05-01T08:00:00.000Z' } };
+  const { server } = await setup({ stats: () => stats });
+  const res = await fetch(`${server.url}/api/health`);
+  expect(res.status).toBe(200);
+  expect(await res.json()).toEqual({ ok: true, cameras: stats });
+});
+
+test('GET / serves the dashboard, which polls the counts API', async () => {
+  const { server } = await setup();
+  const res = await fetch(`${server.url}/`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  const html = await res.text();
+  expect(html).toContain('/api/counts?bucket=minute');
+  expect(html).toMatch(/setInterval\(refresh, 10000\)/);
+});
+
+test('before the daemon created the database, counts answer 503 and no file is created', async () => {
+  const { server, dbPath } = await setup({ withDb: false });
+  const res = await fetch(`${server.url}/api/counts?bucket=hour`);
+  expect(res.status).toBe(503);
+  expect(((await res.json()) as { error: { message: string } }).error.message).toContain(dbPath);
+  expect(fs.existsSync(dbPath)).toBe(false);
+});
+
+test('close() is idempotent and stops the listener', async () => {
+  const { server } = await setup();
+  await Promise.all([server.close(), server.close()]);
+  await server.close();
+  await expect(fetch(`${server.url}/api/health`)).rejects.toThrow();
+});

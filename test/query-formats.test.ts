@@ -1,0 +1,48 @@
+// Count rows render as an aligned table, RFC 4180 CSV, or JSON that round-trips.
+import { expect, test } from 'vitest';
+import { formatCounts } from '../dist/src/store/index.js';
+import type { CountRow } from '../dist/src/store/index.js';
+
+function row(start: string, cameraId: string, lineId: string, inN: number, outN: number, received: number, expected: number): CountRow {
+  return { bucket: 'hour', start, cameraId, lineId, in: inN, out: outN, total: inN + outN, framesReceived: received, framesExpected: expected, uptime: expected ? Math.min(1, received / expected) : null };
+}
+
+const ROWS: CountRow[] = [
+  row('2024-05-01T08:00:00.000Z', 'main-street', 'north', 1234, 56, 7200, 7200),
+  row('2024-05-01T08:00:00.000Z', 'cam2', 'a', 0, 0, 1800, 7200),
+  row('2024-05-01T09:00:00.000Z', 'cam2', 'a', 3, 4, 0, 0),
+];
+
+test('table: one header, aligned columns, uptime as a percentage or "-" when not monitored', () => {
+  const lines = formatCounts(ROWS, 'table').trimEnd().split('\n');
+  expect(lines).toHaveLength(2 + ROWS.length);
+  expect(lines[0]).toMatch(/^start \(UTC\)\s+camera\s+line\s+in\s+out\s+total\s+uptime$/);
+  // Right-aligned numbers: every "total" cell ends at the same column as its header.
+  const totalEnd = lines[0].indexOf('total') + 'total'.length;
+  for (const [i, r] of ROWS.entries()) {
+    const line = lines[2 + i];
+    expect(line.slice(0, totalEnd).trimEnd().endsWith(` ${r.total}`)).toBe(true);
+    expect(line).toContain(r.cameraId);
+  }
+  expect(lines[2]).toMatch(/100\.0%$/);
+  expect(lines[3]).toMatch(/25\.0%$/);
+  expect(lines[4]).toMatch(/-$/);
+});
+
+test('table with no rows says so', () => {
+  expect(formatCounts([], 'table')).toMatch(/no buckets match/);
+});
+
+test('csv: header, CRLF records, one record per row, empty uptime when not monitored', () => {
+  const csv = formatCounts(ROWS, 'csv');
+  const records = csv.split('\r\n');
+  expect(records.at(-1)).toBe(''); // final CRLF
+  expect(records[0]).toBe('bucket,start,camera,line,in,out,total,frames_received,frames_expected,uptime');
+  const parsed = records.slice(1, -1).map((r) => r.split(','));
+  expect(parsed.map((f) => [f[2], f[3], Number(f[6]), f[9]])).toEqual(ROWS.map((r) => [r.cameraId, r.lineId, r.total, r.uptime === null ? '' : String(r.uptime)]));
+});
+
+test('json: an array that parses back to the rows', () => {
+  expect(JSON.parse(formatCounts(ROWS, 'json'))).toEqual(ROWS);
+  expect(JSON.parse(formatCounts([], 'json'))).toEqual([]);
+});

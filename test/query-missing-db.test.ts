@@ -1,0 +1,15 @@
+// Querying before the daemon ever ran: a clear error, and no empty database left behind.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, onTestFinished, test } from 'vitest';
+import { parseQueryParams, queryCounts } from '../dist/src/store/index.js';
+
+test('a missing database file is a query error naming the file, and the file is not created', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-missing-'));
+  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'counts.db');
+  const params = parseQueryParams({ bucket: 'hour' }, 'cli');
+  expect(() => queryCounts(file, params)).toThrow(expect.objectContaining({ code: 'TC_ERR_QUERY', message: expect.stringMatching(/counts\.db.*run the daemon/) }));
+  expect(fs.readdirSync(dir)).toEqual([]);
+});

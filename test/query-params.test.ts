@@ -1,0 +1,64 @@
+// Query parameters are validated once for CLI and HTTP; errors name the parameter as the user typed it.
+import { describe, expect, test } from 'vitest';
+import { parseQueryParams } from '../dist/src/store/index.js';
+
+function errorOf(raw: Record<string, string | undefined>, source: 'cli' | 'http'): { code: string; message: string } {
+  try {
+    parseQueryParams(raw, source);
+  } catch (err) {
+    return err as { code: string; message: string };
+  }
+  throw new Error(`expected ${JSON.stringify(raw)} to be refused`);
+}
+
+describe.each([
+  ['cli', '--'],
+  ['http', ''],
+] as const)('%s spelling', (source, prefix) => {
+  test('bucket is required and must be minute, hour or day', () => {
+    expect(errorOf({}, source)).toMatchObject({ code: 'TC_ERR_QUERY', message: expect.stringMatching(new RegExp(`^${prefix}bucket: required`)) });
+    expect(errorOf({ bucket: 'week' }, source).message).toBe(`${prefix}bucket: must be one of minute, hour, day; got "week"`);
+  });
+
+  test.each([
+    ['from', 'yesterday'],
+    ['to', '2024-13-01'],
+    ['from', '2024-02-30'],
+    ['to', '2024-05-01T25:00Z'],
+  ])('%s=%s is not a time', (key, value) => {
+    const err = errorOf({ bucket: 'hour', [key]: value }, source);
+    expect(err.code).toBe('TC_ERR_QUERY');
+    expect(err.message).toMatch(new RegExp(`^${prefix}${key}: must be an ISO 8601 time`));
+    expect(err.message).toContain(JSON.stringify(value));
+  });
+
+  test('from must be before to', () => {
+    const err = errorOf({ bucket: 'hour', from: '2024-05-02', to: '2024-05-01' }, source);
+    expect(err.message).toMatch(new RegExp(`^${prefix}from/${prefix}to: from must be before to`));
+  });
+
+  test('camera, line and format are checked', () => {
+    expect(errorOf({ bucket: 'hour', camera: 'cam 1' }, source).message).toMatch(new RegExp(`^${prefix}camera: must be a camera id`));
+    expect(errorOf({ bucket: 'hour', line: '../x' }, source).message).toMatch(new RegExp(`^${prefix}line: must be a line id`));
+    expect(errorOf({ bucket: 'hour', format: 'xml' }, source).message).toBe(`${prefix}format: must be one of table, csv, json; got "xml"`);
+  });
+});
+
+test('a very long bad value is shortened in the message', () => {
+  const err = errorOf({ bucket: 'x'.repeat(10_000) }, 'http');
+  expect(err.message.length).toBeLessThan(200);
+});
+
+test('times accept ISO 8601 with or without a zone, a date, or epoch ms, all meaning the same instant', () => {
+  const ms = Date.UTC(2024, 4, 1, 8, 0);
+  for (const from of ['2024-05-01T08:00:00Z', '2024-05-01T08:00', '2024-05-01T10:00:00+02:00', '2024-05-01T03:30-04:30', String(ms), '2024-05-01T08:00:00.000Z']) {
+    expect(parseQueryParams({ bucket: 'minute', from }, 'cli').fromMs).toBe(ms);
+  }
+  expect(parseQueryParams({ bucket: 'day', to: '2024-05-01' }, 'cli').toMs).toBe(Date.UTC(2024, 4, 1));
+});
+
+test('valid parameters are returned with defaults: table on the CLI, json over HTTP', () => {
+  expect(parseQueryParams({ bucket: 'hour', camera: 'cam-1', line: 'north.in' }, 'cli')).toEqual({ bucket: 'hour', cameraId: 'cam-1', lineId: 'north.in', format: 'table' });
+  // An empty form field means "any".
+  expect(parseQueryParams({ bucket: 'day', camera: '', from: '' }, 'http')).toEqual({ bucket: 'day', format: 'json' });
+});
