@@ -1,0 +1,50 @@
+// The contract every frame source (HTTP snapshot, MJPEG stream, directory replay) implements:
+// a pull-based async iterator of JPEG frames for one camera, plus counters for the dashboard.
+
+import type { JpegFrame } from '../channel/messages.js';
+import type { SourceError } from '../errors.js';
+
+export interface SourceStats {
+  /** HTTP requests started (snapshot polls, stream connections) or files read. */
+  requests: number;
+  /** Frames yielded to the consumer. */
+  frames: number;
+  /** 304 Not Modified answers (no new image). */
+  notModified: number;
+  /** 200 answers whose body was byte-identical to the previous frame (a frozen camera). */
+  identicalSkipped: number;
+  /** Complete frames thrown away because the consumer was slower than the stream (latest frame wins). */
+  dropped: number;
+  /** Failed attempts, all codes together. */
+  errors: number;
+  errorsByCode: Record<string, number>;
+  lastError?: { code: string; message: string; at: number };
+  /** Failures since the last success; 0 while the camera is healthy. */
+  consecutiveFailures: number;
+  /** While backing off: the delay (ms) chosen after the latest failure. Undefined when healthy. */
+  nextRetryMs?: number;
+  /** JPEG/body bytes received. */
+  bytes: number;
+}
+
+export interface FrameSource extends AsyncDisposable {
+  readonly cameraId: string;
+  /** Pull-based: the next fetch starts only when the consumer asks (so nothing queues). Ends when closed/aborted. */
+  frames(signal?: AbortSignal): AsyncIterableIterator<JpegFrame>;
+  stats(): SourceStats;
+  /** Idempotent; aborts an in-flight request. */
+  close(): Promise<void>;
+}
+
+export interface SourceEvents {
+  /** A transient failure; the source keeps retrying with backoff. */
+  onError?(err: SourceError): void;
+  /** The first success after one or more failures. */
+  onRecover?(info: { afterFailures: number }): void;
+}
+
+/** Live sources also report each nominal frame slot, so the daemon can count expected frames for uptime. */
+export interface SlotEvents {
+  /** Called once per poll slot (every pollIntervalMs) while frames() is being iterated, even during an outage. */
+  onSlot?(timeMs: number): void;
+}

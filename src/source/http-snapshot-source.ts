@@ -1,0 +1,268 @@
+// Polls a camera's JPEG snapshot URL over one keep-alive undici Agent on a fixed-rate schedule, with
+// conditional requests, duplicate skipping, size/time limits and capped backoff. Frames are fetched only when pulled.
+
+import { createHash } from 'node:crypto';
+
+import { request, type Dispatcher } from 'undici';
+
+import type { JpegFrame } from '../channel/messages.js';
+import { ConfigError, SourceError } from '../errors.js';
+import { abortableSleep } from './abortable-sleep.js';
+import { Backoff } from './backoff.js';
+import { createCameraAgent } from './camera-agent.js';
+import { discardBody } from './discard-body.js';
+import { parseCameraUrl, type CameraUrl } from './camera-url.js';
+import type { FrameSource, SlotEvents, SourceEvents, SourceStats } from './frame-source.js';
+import { linkSignals } from './link-signals.js';
+import { classifyRequestError, httpStatusError, isClearlyNotImage, notAnImageError, tooLargeError } from './request-errors.js';
+import { SlotClock } from './slot-clock.js';
+import { SourceStatsRecorder } from './source-stats-recorder.js';
+
+export interface HttpSnapshotSourceOptions extends SourceEvents, SlotEvents {
+  readonly cameraId: string;
+  readonly url: string;
+  /** Request k is due at t0 + k·pollIntervalMs. */
+  readonly pollIntervalMs: number;
+  /** Whole request, headers and body. */
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+  /** Use this dispatcher instead of a private keep-alive Agent (it is then not closed by close()). */
+  readonly dispatcher?: Dispatcher;
+  /** Clock (ms epoch) for scheduling and capturedAt; injectable for tests. */
+  readonly now?: () => number;
+  /** Random source for the backoff jitter; injectable for tests. */
+  readonly random?: () => number;
+}
+
+/** How long close() waits for the Agent to finish before destroying its sockets. */
+const CLOSE_DRAIN_MS = 2_000;
+
+/** A simulator (or a camera) that stamps its own capture instant, epoch ms. */
+const CAPTURE_TIME_HEADER = 'x-sim-time';
+
+type Outcome =
+  | { readonly kind: 'frame'; readonly jpeg: Uint8Array; readonly capturedAt: number }
+  | { readonly kind: 'not-modified' }
+  | { readonly kind: 'identical' };
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function checkPositive(cameraId: string, name: string, value: number): void {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new ConfigError(`camera ${cameraId}: ${name} must be a positive number, got ${value}`);
+  }
+}
+
+export class HttpSnapshotSource implements FrameSource {
+  readonly cameraId: string;
+  readonly #url: CameraUrl;
+  readonly #opts: HttpSnapshotSourceOptions;
+  readonly #now: () => number;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #backoff: Backoff;
+  readonly #clock: SlotClock;
+  readonly #stats: SourceStatsRecorder;
+  readonly #closeController = new AbortController();
+  #closing: Promise<void> | undefined;
+  /** Requests in flight, so close() can let them settle before closing the Agent. */
+  #inFlight = new Set<Promise<unknown>>();
+  #seq = 0;
+  #etag: string | undefined;
+  #lastModified: string | undefined;
+  #lastHash: Buffer | undefined;
+  /** Earliest time the next request may start while backing off. */
+  #retryAt = -Infinity;
+
+  constructor(opts: HttpSnapshotSourceOptions) {
+    this.cameraId = opts.cameraId;
+    checkPositive(opts.cameraId, 'pollIntervalMs', opts.pollIntervalMs);
+    checkPositive(opts.cameraId, 'timeoutMs', opts.timeoutMs);
+    checkPositive(opts.cameraId, 'maxBodyBytes', opts.maxBodyBytes);
+    this.#url = parseCameraUrl(opts.cameraId, opts.url);
+    this.#opts = opts;
+    this.#now = opts.now ?? Date.now;
+    this.#backoff = new Backoff({ initialMs: opts.backoffInitialMs, maxMs: opts.backoffMaxMs, random: opts.random });
+    this.#clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now: this.#now, onSlot: opts.onSlot });
+    this.#stats = new SourceStatsRecorder(opts, this.#now);
+    this.#ownsDispatcher = opts.dispatcher === undefined;
+    this.#dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs);
+  }
+
+  stats(): SourceStats {
+    return this.#stats.snapshot();
+  }
+
+  frames(signal?: AbortSignal): AsyncIterableIterator<JpegFrame> {
+    return this.#run(signal);
+  }
+
+  async *#run(signal?: AbortSignal): AsyncGenerator<JpegFrame, void, undefined> {
+    if (this.#closeController.signal.aborted) return;
+    const ctrl = new AbortController();
+    const unlink = linkSignals(ctrl, [this.#closeController.signal, signal]);
+    const P = this.#opts.pollIntervalMs;
+    let lastSlot = -Infinity;
+    this.#clock.start();
+    try {
+      while (!ctrl.signal.aborted) {
+        // Next slot after the previous request's slot, not before now (a late consumer or a slow answer
+        // skips slots instead of bursting) and not before the backoff allows.
+        const due = this.#clock.slotAtOrAfter(Math.max(this.#now(), lastSlot + P, this.#retryAt));
+        const wait = due - this.#now();
+        if (wait > 0 && !(await abortableSleep(wait, ctrl.signal))) break;
+        lastSlot = due;
+        let outcome: Outcome;
+        try {
+          const pending = this.#fetchOnce(ctrl.signal);
+          this.#inFlight.add(pending);
+          try {
+            outcome = await pending;
+          } finally {
+            this.#inFlight.delete(pending);
+          }
+        } catch (err) {
+          if (ctrl.signal.aborted) break;
+          const delay = this.#backoff.next();
+          this.#retryAt = this.#now() + delay;
+          this.#stats.failure(err as SourceError, delay);
+          continue;
+        }
+        this.#backoff.reset();
+        this.#retryAt = -Infinity;
+        this.#stats.success();
+        if (outcome.kind === 'not-modified') {
+          this.#stats.s.notModified++;
+        } else if (outcome.kind === 'identical') {
+          this.#stats.s.identicalSkipped++;
+        } else {
+          this.#stats.s.frames++;
+          yield { cameraId: this.cameraId, seq: ++this.#seq, capturedAt: outcome.capturedAt, jpeg: outcome.jpeg };
+        }
+      }
+    } finally {
+      unlink();
+      this.#clock.stop();
+    }
+  }
+
+  /** One GET. Resolves with what it brought; throws a SourceError on failure (or anything once aborted). */
+  async #fetchOnce(signal: AbortSignal): Promise<Outcome> {
+    const { cameraId, timeoutMs, maxBodyBytes } = this.#opts;
+    const url = this.#url.display;
+    const ctrl = new AbortController();
+    const unlink = linkSignals(ctrl, [signal]);
+    let timedOut = false;
+    // undici's headersTimeout/bodyTimeout are idle timers; this one bounds the whole request.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctrl.abort(new Error(`request exceeded timeoutMs=${timeoutMs}`));
+    }, timeoutMs);
+    const headers: Record<string, string> = { ...this.#url.headers, accept: 'image/jpeg, image/*;q=0.9, */*;q=0.1' };
+    if (this.#etag) headers['if-none-match'] = this.#etag;
+    if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
+    this.#stats.s.requests++;
+    try {
+      const res = await request(this.#url.href, {
+        method: 'GET',
+        headers,
+        dispatcher: this.#dispatcher,
+        signal: ctrl.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const { statusCode, body } = res;
+      const h = res.headers as Record<string, string | string[] | undefined>;
+      if (statusCode === 304) {
+        await body.dump().catch(() => undefined);
+        return { kind: 'not-modified' };
+      }
+      if (statusCode < 200 || statusCode >= 300) {
+        // Reading a short error body keeps the keep-alive socket usable; a big one is cut off by dump().
+        await body.dump().catch(() => undefined);
+        throw httpStatusError(cameraId, url, statusCode, header(h, 'location'));
+      }
+      const contentType = header(h, 'content-type');
+      if (isClearlyNotImage(contentType)) {
+        await body.dump().catch(() => undefined);
+        throw notAnImageError(cameraId, url, contentType ?? '');
+      }
+      const declared = Number(header(h, 'content-length'));
+      if (Number.isFinite(declared) && declared > maxBodyBytes) {
+        discardBody(body);
+        throw tooLargeError(cameraId, url, declared, maxBodyBytes, 'header');
+      }
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        total += chunk.length;
+        if (total > maxBodyBytes) {
+          // Stop at once: the rest of an oversized body is never buffered.
+          discardBody(body);
+          throw tooLargeError(cameraId, url, total, maxBodyBytes, 'stream');
+        }
+        chunks.push(chunk);
+      }
+      this.#stats.s.bytes += total;
+      const completedAt = this.#now();
+      if (statusCode === 200) {
+        this.#etag = header(h, 'etag');
+        this.#lastModified = header(h, 'last-modified');
+      }
+      if (total === 0) {
+        throw new SourceError('TC_ERR_SOURCE_HTTP', `camera ${cameraId}: GET ${url} answered HTTP ${statusCode} with an empty body; check that the URL serves a JPEG snapshot`);
+      }
+      // One exact-size copy that owns its ArrayBuffer (socket chunks are views into larger reads).
+      const jpeg = new Uint8Array(total);
+      let offset = 0;
+      for (const c of chunks) {
+        jpeg.set(c, offset);
+        offset += c.length;
+      }
+      const hash = createHash('sha1').update(jpeg).digest();
+      if (this.#lastHash?.equals(hash)) return { kind: 'identical' };
+      this.#lastHash = hash;
+      // A camera that stamps its own capture instant is more precise than our clock at response time
+      // (which adds network and queueing delay).
+      const stamped = Number(header(h, CAPTURE_TIME_HEADER));
+      const capturedAt = Number.isFinite(stamped) && stamped > 0 ? stamped : completedAt;
+      return { kind: 'frame', jpeg, capturedAt };
+    } catch (err) {
+      if (signal.aborted) throw err; // closing or the consumer's signal: not a camera failure
+      throw classifyRequestError(err, { cameraId, url, timeoutMs, timedOut });
+    } finally {
+      clearTimeout(timer);
+      unlink();
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#doClose();
+    return this.#closing;
+  }
+
+  async #doClose(): Promise<void> {
+    this.#closeController.abort();
+    this.#clock.halt();
+    // Aborted requests settle almost at once; the time limit covers a dispatcher that does not.
+    const settled = Promise.allSettled([...this.#inFlight]).then(async () => {
+      if (this.#ownsDispatcher) await this.#dispatcher.close();
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      settled.then(() => true, () => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_DRAIN_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!drained && this.#ownsDispatcher) await this.#dispatcher.destroy().catch(() => undefined);
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

@@ -1,0 +1,324 @@
+// Incremental, bounded parser for multipart/x-mixed-replace (MJPEG) bodies: feed it network chunks, get back
+// complete JPEG parts. Never holds more than maxPartBytes plus header bytes; oversized parts are skipped.
+
+export interface MjpegParserOptions {
+  /** The boundary from the Content-Type header, with or without leading "--". Omitted: taken from the first "--token" line. */
+  readonly boundary?: string;
+  /** Largest part kept; a bigger part is discarded and the parser resyncs on the next boundary. */
+  readonly maxPartBytes: number;
+  /** Largest header block of one part (default 8 KiB); beyond it the part is treated as garbage. */
+  readonly maxHeaderBytes?: number;
+}
+
+export interface MjpegParserStats {
+  /** Complete parts returned. */
+  parts: number;
+  /** Parts discarded for exceeding maxPartBytes. */
+  oversized: number;
+  /** Size of the latest oversized part: its Content-Length, or the bytes seen before giving up on it. */
+  lastOversizedBytes?: number;
+  /** Header blocks that were too long or malformed. */
+  badHeaders: number;
+  /** Bytes skipped while looking for a boundary (garbage, preambles, the rest of discarded parts). */
+  skippedBytes: number;
+  /** Bytes held right now. */
+  bufferedBytes: number;
+}
+
+import { ConfigError } from '../errors.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
+const DASH = 0x2d;
+/** RFC 2046 boundaries are at most 70 characters. */
+const MAX_BOUNDARY = 70;
+const INITIAL_BUFFER = 64 * 1024;
+
+type State = 'boundary' | 'headers' | 'body-length' | 'body-scan';
+
+export class MjpegParser {
+  readonly stats: MjpegParserStats = { parts: 0, oversized: 0, badHeaders: 0, skippedBytes: 0, bufferedBytes: 0 };
+  /**
+   * For each part returned by the latest push(), the capture instant its X-Sim-Time header stamped (epoch ms),
+   * or NaN without one. Reused between calls; read it before the next push().
+   */
+  readonly partTimes: number[] = [];
+  readonly #maxPartBytes: number;
+  readonly #maxHeaderBytes: number;
+  /** Hard ceiling for #buf: a full part (no Content-Length) plus its headers and delimiter. */
+  readonly #capacity: number;
+  /** "--" + boundary; undefined until auto-detected. */
+  #delimiter: Buffer | undefined;
+  #buf: Buffer;
+  /** Unconsumed bytes are #buf[#start, #end). */
+  #start = 0;
+  #end = 0;
+  #state: State = 'boundary';
+  #headerBytes = 0;
+  #contentLength = -1;
+  #partTime = Number.NaN;
+  /** Part being filled straight from the chunks (Content-Length known). */
+  #part: Uint8Array | undefined;
+  #partFilled = 0;
+  /** In body-scan: where (relative to #start, which is the body start) the delimiter search resumes. */
+  #scanFrom = 0;
+
+  constructor(opts: MjpegParserOptions) {
+    if (!Number.isInteger(opts.maxPartBytes) || opts.maxPartBytes < 1) {
+      throw new ConfigError(`MJPEG parser: maxPartBytes (the camera's maxBodyBytes) must be a positive integer, got ${opts.maxPartBytes}`);
+    }
+    this.#maxPartBytes = opts.maxPartBytes;
+    this.#maxHeaderBytes = opts.maxHeaderBytes ?? 8 * 1024;
+    this.#capacity = this.#maxPartBytes + this.#maxHeaderBytes + 2 * (MAX_BOUNDARY + 8);
+    if (opts.boundary !== undefined) {
+      const b = opts.boundary.replace(/^"|"$/g, '').replace(/^--/, '');
+      if (b.length === 0) throw new ConfigError('MJPEG parser: boundary must not be empty; omit it to detect it from the stream');
+      // Cameras that declare boundary=--foo and then send "--foo" lines (instead of "----foo") still match,
+      // because "--foo" is also the tail of "----foo".
+      this.#delimiter = Buffer.from(`--${b}`, 'latin1');
+    }
+    this.#buf = Buffer.allocUnsafe(Math.min(INITIAL_BUFFER, this.#capacity));
+  }
+
+  /** Feeds one chunk; returns the parts completed by it (each a fresh Uint8Array the caller may keep). */
+  push(chunk: Uint8Array): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    this.partTimes.length = 0;
+    let off = 0;
+    while (off < chunk.length) {
+      if (this.#state === 'body-length') {
+        // Known length: copy straight into the part, no intermediate buffering.
+        const part = this.#part!;
+        const n = Math.min(part.length - this.#partFilled, chunk.length - off);
+        part.set(chunk.subarray(off, off + n), this.#partFilled);
+        this.#partFilled += n;
+        off += n;
+        if (this.#partFilled === part.length) this.#emit(out, part);
+        continue;
+      }
+      const n = this.#append(chunk, off);
+      off += n;
+      this.#process(out);
+    }
+    this.stats.bufferedBytes = this.#end - this.#start + (this.#part ? this.#partFilled : 0);
+    return out;
+  }
+
+  /** Copies as much of chunk[off..] as fits into the buffer (growing it up to the ceiling); returns the count. */
+  #append(chunk: Uint8Array, off: number): number {
+    if (this.#start > 0) {
+      this.#buf.copy(this.#buf, 0, this.#start, this.#end);
+      this.#end -= this.#start;
+      this.#start = 0;
+    }
+    const want = this.#end + (chunk.length - off);
+    if (want > this.#buf.length && this.#buf.length < this.#capacity) {
+      let size = this.#buf.length;
+      while (size < want && size < this.#capacity) size *= 2;
+      const bigger = Buffer.allocUnsafe(Math.min(size, this.#capacity));
+      this.#buf.copy(bigger, 0, 0, this.#end);
+      this.#buf = bigger;
+    }
+    const n = Math.min(chunk.length - off, this.#buf.length - this.#end);
+    this.#buf.set(chunk.subarray(off, off + n), this.#end);
+    this.#end += n;
+    return n;
+  }
+
+  #process(out: Uint8Array[]): void {
+    for (;;) {
+      let progressed: boolean;
+      switch (this.#state) {
+        case 'boundary':
+          progressed = this.#seekBoundary();
+          break;
+        case 'headers':
+          progressed = this.#readHeaders(out);
+          break;
+        case 'body-scan':
+          progressed = this.#scanBody(out);
+          break;
+        case 'body-length':
+          return; // the rest of the part comes straight from push()
+      }
+      if (!progressed) return;
+    }
+  }
+
+  #skip(n: number): void {
+    this.#start += n;
+    this.stats.skippedBytes += n;
+  }
+
+  /** Finds the next delimiter line and enters 'headers'. Returns false when more bytes are needed. */
+  #seekBoundary(): boolean {
+    const view = this.#buf.subarray(this.#start, this.#end);
+    if (!this.#delimiter) return this.#detectBoundary(view);
+    const delim = this.#delimiter;
+    const at = view.indexOf(delim);
+    if (at < 0) {
+      // Keep only what could be the start of a delimiter split across chunks.
+      this.#skip(Math.max(0, view.length - (delim.length - 1)));
+      return false;
+    }
+    this.#skip(at);
+    const lineEnd = view.indexOf(LF, at + delim.length);
+    if (lineEnd < 0) {
+      if (view.length - at > delim.length + this.#maxHeaderBytes) {
+        this.#skip(delim.length); // not a real delimiter line
+        return true;
+      }
+      return false;
+    }
+    // "--boundary--" closes the multipart body; "--boundaryX" is some other token. Either way, keep looking.
+    const next = view[at + delim.length];
+    const isDelimiter = next === CR || next === LF || next === 0x20 || next === 0x09;
+    this.#skip(lineEnd + 1 - at);
+    if (!isDelimiter) return true;
+    this.#state = 'headers';
+    this.#headerBytes = 0;
+    this.#contentLength = -1;
+    this.#partTime = Number.NaN;
+    return true;
+  }
+
+  /** No boundary given: the first "--token" line of the stream defines it. */
+  #detectBoundary(view: Buffer): boolean {
+    const at = view.indexOf('--', 0, 'latin1');
+    if (at < 0) {
+      this.#skip(Math.max(0, view.length - 1));
+      return false;
+    }
+    const lineEnd = view.indexOf(LF, at);
+    if (lineEnd < 0) {
+      if (view.length - at > MAX_BOUNDARY + 4) {
+        this.#skip(at + 2);
+        return true;
+      }
+      this.#skip(at);
+      return false;
+    }
+    const token = view.toString('latin1', at, lineEnd).trimEnd();
+    if (token.length > 2 && token.length <= MAX_BOUNDARY + 2 && /^--[!-~]+$/.test(token) && !token.endsWith('--')) {
+      this.#delimiter = Buffer.from(token, 'latin1');
+      this.#skip(at);
+      return true; // seekBoundary now consumes the line with the known delimiter
+    }
+    this.#skip(at + 2);
+    return true;
+  }
+
+  /** Reads header lines up to the blank line; only Content-Length matters. */
+  #readHeaders(out: Uint8Array[]): boolean {
+    const view = this.#buf.subarray(this.#start, this.#end);
+    const lineEnd = view.indexOf(LF);
+    if (lineEnd < 0) {
+      if (this.#headerBytes + view.length > this.#maxHeaderBytes) return this.#badHeaders();
+      return false;
+    }
+    this.#headerBytes += lineEnd + 1;
+    if (this.#headerBytes > this.#maxHeaderBytes) return this.#badHeaders();
+    const contentEnd = lineEnd > 0 && view[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd;
+    if (contentEnd === 0) {
+      this.#start += lineEnd + 1;
+      this.#beginBody(out);
+      return true;
+    }
+    if (view[0] === DASH && this.#delimiter && view.subarray(0, this.#delimiter.length).equals(this.#delimiter)) {
+      // A delimiter where headers were expected: the previous part was empty; start over on this line.
+      this.#state = 'boundary';
+      return true;
+    }
+    const line = view.toString('latin1', 0, contentEnd);
+    this.#start += lineEnd + 1;
+    const colon = line.indexOf(':');
+    if (colon > 0) {
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      if (name === 'content-length') this.#contentLength = /^\d{1,15}$/.test(value) ? Number(value) : -1;
+      else if (name === 'x-sim-time') this.#partTime = /^\d{1,16}(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+    }
+    return true;
+  }
+
+  #badHeaders(): boolean {
+    this.stats.badHeaders++;
+    this.#state = 'boundary';
+    return true;
+  }
+
+  #beginBody(out: Uint8Array[]): void {
+    const length = this.#contentLength;
+    if (length < 0) {
+      this.#state = 'body-scan';
+      this.#scanFrom = 0;
+      return;
+    }
+    if (length > this.#maxPartBytes) {
+      this.#oversized(length);
+      return;
+    }
+    if (length === 0) {
+      this.#state = 'boundary';
+      return;
+    }
+    const part = new Uint8Array(length);
+    const n = Math.min(length, this.#end - this.#start);
+    part.set(this.#buf.subarray(this.#start, this.#start + n));
+    this.#start += n;
+    this.#part = part;
+    this.#partFilled = n;
+    this.#state = 'body-length';
+    if (n === length) this.#emit(out, part);
+  }
+
+  /** No Content-Length: the part ends at the next delimiter that starts a line. */
+  #scanBody(out: Uint8Array[]): boolean {
+    const delim = this.#delimiter!;
+    const view = this.#buf.subarray(this.#start, this.#end);
+    const at = view.indexOf(delim, this.#scanFrom);
+    if (at >= 0) {
+      // The delimiter line may carry extra leading dashes (boundary=--foo sent as "----foo").
+      let lineStart = at;
+      while (lineStart > 0 && view[lineStart - 1] === DASH) lineStart--;
+      if (lineStart > 0 && view[lineStart - 1] !== LF) {
+        this.#scanFrom = at + 1; // the boundary text happened to occur inside the JPEG data
+        return true;
+      }
+      let bodyEnd = lineStart;
+      if (bodyEnd > 0 && view[bodyEnd - 1] === LF) bodyEnd--;
+      if (bodyEnd > 0 && view[bodyEnd - 1] === CR) bodyEnd--;
+      if (bodyEnd > this.#maxPartBytes) {
+        this.#oversized(bodyEnd);
+      } else {
+        if (bodyEnd > 0) this.#emit(out, new Uint8Array(view.subarray(0, bodyEnd)));
+        this.#state = 'boundary';
+      }
+      this.#start += lineStart;
+      return true;
+    }
+    if (view.length > this.#maxPartBytes + 2) {
+      // Too big to be kept: drop what we hold (bar a possible split delimiter) and resync on the next boundary.
+      this.#oversized(view.length);
+      this.#skip(view.length - (delim.length - 1));
+      return true;
+    }
+    this.#scanFrom = Math.max(0, view.length - delim.length + 1);
+    return false;
+  }
+
+  #oversized(size: number): void {
+    this.stats.oversized++;
+    this.stats.lastOversizedBytes = size;
+    this.#state = 'boundary';
+  }
+
+  #emit(out: Uint8Array[], part: Uint8Array): void {
+    this.stats.parts++;
+    out.push(part);
+    this.partTimes.push(this.#partTime);
+    this.#part = undefined;
+    this.#partFilled = 0;
+    this.#state = 'boundary';
+  }
+}

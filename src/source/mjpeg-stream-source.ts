@@ -1,0 +1,286 @@
+// Reads a camera's MJPEG stream (multipart/x-mixed-replace) over undici and hands the consumer the newest
+// complete JPEG when it pulls; older unread frames are dropped and counted. Reconnects with capped backoff.
+
+import { request, type Dispatcher } from 'undici';
+
+import type { JpegFrame } from '../channel/messages.js';
+import { ConfigError, SourceError } from '../errors.js';
+import { abortableSleep } from './abortable-sleep.js';
+import { Backoff } from './backoff.js';
+import { createCameraAgent } from './camera-agent.js';
+import { discardBody } from './discard-body.js';
+import { parseCameraUrl, type CameraUrl } from './camera-url.js';
+import type { FrameSource, SlotEvents, SourceEvents, SourceStats } from './frame-source.js';
+import { linkSignals } from './link-signals.js';
+import { MjpegParser } from './mjpeg-parser.js';
+import { classifyRequestError, httpStatusError, notAnImageError, tooLargeError } from './request-errors.js';
+import { SlotClock } from './slot-clock.js';
+import { SourceStatsRecorder } from './source-stats-recorder.js';
+
+export interface MjpegStreamSourceOptions extends SourceEvents, SlotEvents {
+  readonly cameraId: string;
+  readonly url: string;
+  /** Nominal frame interval: onSlot ticks at this period. The stream itself sets the real rate. */
+  readonly pollIntervalMs: number;
+  /** Connect and response-headers timeout, and the stall timeout (longest silence) once streaming. */
+  readonly timeoutMs: number;
+  /** Largest JPEG part kept; bigger parts are skipped and reported as TC_ERR_SOURCE_TOO_LARGE. */
+  readonly maxBodyBytes: number;
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+  /** Use this dispatcher instead of a private keep-alive Agent (it is then not closed by close()). */
+  readonly dispatcher?: Dispatcher;
+  readonly now?: () => number;
+  readonly random?: () => number;
+}
+
+const CLOSE_DRAIN_MS = 2_000;
+
+interface Latest {
+  readonly jpeg: Uint8Array;
+  readonly capturedAt: number;
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The boundary parameter of a multipart Content-Type, unquoted; undefined when absent. */
+function boundaryOf(contentType: string): string | undefined {
+  const m = /;\s*boundary\s*=\s*("([^"]*)"|[^;\s]+)/i.exec(contentType);
+  if (!m) return undefined;
+  const b = (m[2] ?? m[1]).trim();
+  return b.replace(/^--/, '').length > 0 ? b : undefined;
+}
+
+function checkPositive(cameraId: string, name: string, value: number): void {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new ConfigError(`camera ${cameraId}: ${name} must be a positive number, got ${value}`);
+  }
+}
+
+export class MjpegStreamSource implements FrameSource {
+  readonly cameraId: string;
+  readonly #url: CameraUrl;
+  readonly #opts: MjpegStreamSourceOptions;
+  readonly #now: () => number;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #backoff: Backoff;
+  readonly #clock: SlotClock;
+  readonly #stats: SourceStatsRecorder;
+  readonly #closeController = new AbortController();
+  #closing: Promise<void> | undefined;
+  /** Reader loops still running (one per open iterator). */
+  #readers = new Set<Promise<void>>();
+  #seq = 0;
+
+  constructor(opts: MjpegStreamSourceOptions) {
+    this.cameraId = opts.cameraId;
+    checkPositive(opts.cameraId, 'pollIntervalMs', opts.pollIntervalMs);
+    checkPositive(opts.cameraId, 'timeoutMs', opts.timeoutMs);
+    checkPositive(opts.cameraId, 'maxBodyBytes', opts.maxBodyBytes);
+    this.#url = parseCameraUrl(opts.cameraId, opts.url);
+    this.#opts = opts;
+    this.#now = opts.now ?? Date.now;
+    this.#backoff = new Backoff({ initialMs: opts.backoffInitialMs, maxMs: opts.backoffMaxMs, random: opts.random });
+    this.#clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now: this.#now, onSlot: opts.onSlot });
+    this.#stats = new SourceStatsRecorder(opts, this.#now);
+    this.#ownsDispatcher = opts.dispatcher === undefined;
+    this.#dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs);
+  }
+
+  stats(): SourceStats {
+    return this.#stats.snapshot();
+  }
+
+  frames(signal?: AbortSignal): AsyncIterableIterator<JpegFrame> {
+    return this.#run(signal);
+  }
+
+  async *#run(signal?: AbortSignal): AsyncGenerator<JpegFrame, void, undefined> {
+    if (this.#closeController.signal.aborted) return;
+    const ctrl = new AbortController();
+    const unlink = linkSignals(ctrl, [this.#closeController.signal, signal]);
+    // A one-frame mailbox: the network side overwrites it (counting a drop), the consumer empties it.
+    let latest: Latest | undefined;
+    let wake: (() => void) | undefined;
+    const deliver = (frame: Latest): void => {
+      if (latest) this.#stats.s.dropped++;
+      latest = frame;
+      wake?.();
+    };
+    const onAbort = (): void => wake?.();
+    ctrl.signal.addEventListener('abort', onAbort);
+    this.#clock.start();
+    const reader = this.#readLoop(ctrl.signal, deliver);
+    this.#readers.add(reader);
+    try {
+      while (!ctrl.signal.aborted) {
+        if (!latest) {
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+          continue;
+        }
+        const { jpeg, capturedAt } = latest;
+        latest = undefined;
+        this.#stats.s.frames++;
+        yield { cameraId: this.cameraId, seq: ++this.#seq, capturedAt, jpeg };
+      }
+    } finally {
+      ctrl.abort();
+      ctrl.signal.removeEventListener('abort', onAbort);
+      unlink();
+      this.#clock.stop();
+      await reader;
+      this.#readers.delete(reader);
+    }
+  }
+
+  /** Connects, streams, and reconnects after errors or end of stream, until aborted. Never rejects. */
+  async #readLoop(signal: AbortSignal, deliver: (frame: Latest) => void): Promise<void> {
+    let retryAt = -Infinity;
+    while (!signal.aborted) {
+      const wait = retryAt - this.#now();
+      if (wait > 0 && !(await abortableSleep(wait, signal))) return;
+      let failure: SourceError;
+      try {
+        failure = await this.#readStream(signal, deliver);
+      } catch (err) {
+        if (signal.aborted) return;
+        failure = classifyRequestError(err, { cameraId: this.cameraId, url: this.#url.display, timeoutMs: this.#opts.timeoutMs, timedOut: false });
+      }
+      if (signal.aborted) return;
+      const delay = this.#backoff.next();
+      retryAt = this.#now() + delay;
+      this.#stats.failure(failure, delay);
+    }
+  }
+
+  /** One connection. Resolves with the error that ended it (end of stream), or throws what undici threw. */
+  async #readStream(signal: AbortSignal, deliver: (frame: Latest) => void): Promise<SourceError> {
+    const { cameraId, timeoutMs, maxBodyBytes } = this.#opts;
+    const url = this.#url.display;
+    const ctrl = new AbortController();
+    const unlink = linkSignals(ctrl, [signal]);
+    let timedOut = false;
+    // Bounds connect + headers as a whole; once streaming, undici's bodyTimeout catches a stalled camera.
+    let timer: NodeJS.Timeout | undefined = setTimeout(() => {
+      timedOut = true;
+      ctrl.abort(new Error(`no response headers within timeoutMs=${timeoutMs}`));
+    }, timeoutMs);
+    this.#stats.s.requests++;
+    try {
+      const res = await request(this.#url.href, {
+        method: 'GET',
+        headers: { ...this.#url.headers, accept: 'multipart/x-mixed-replace, */*;q=0.1' },
+        dispatcher: this.#dispatcher,
+        signal: ctrl.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      clearTimeout(timer);
+      timer = undefined;
+      const { statusCode, body } = res;
+      const h = res.headers as Record<string, string | string[] | undefined>;
+      if (statusCode < 200 || statusCode >= 300) {
+        await body.dump().catch(() => undefined);
+        return httpStatusError(cameraId, url, statusCode, header(h, 'location'));
+      }
+      const contentType = header(h, 'content-type') ?? '';
+      const type = contentType.split(';', 1)[0].trim().toLowerCase();
+      if (!type.startsWith('multipart/')) {
+        discardBody(body);
+        if (type.startsWith('image/')) {
+          return new SourceError(
+            'TC_ERR_SOURCE_STREAM',
+            `camera ${cameraId}: GET ${url} answered a single image (Content-Type "${contentType}"), not an MJPEG stream; set the camera's kind to "snapshot"`,
+          );
+        }
+        if (type.startsWith('text/') || type.includes('json') || type.includes('xml')) return notAnImageError(cameraId, url, contentType);
+        return new SourceError(
+          'TC_ERR_SOURCE_STREAM',
+          `camera ${cameraId}: GET ${url} answered Content-Type "${contentType || '(none)'}", expected multipart/x-mixed-replace; check the stream URL`,
+        );
+      }
+      const parser = new MjpegParser({ boundary: boundaryOf(contentType), maxPartBytes: maxBodyBytes });
+      let oversizedSeen = 0;
+      let healthy = false;
+      // Bytes flowing without ever forming a part (wrong boundary, not MJPEG) would never trip the stall
+      // timeout; past this many bytes without progress the connection is given up.
+      const noProgressLimit = 2 * maxBodyBytes + 64 * 1024;
+      let sinceProgress = 0;
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        this.#stats.s.bytes += chunk.length;
+        sinceProgress += chunk.length;
+        const parts = parser.push(chunk);
+        if (parser.stats.oversized > oversizedSeen) {
+          oversizedSeen = parser.stats.oversized;
+          sinceProgress = 0;
+          // One oversized part is the camera's problem, not a dead stream: report it, keep the connection.
+          this.#stats.warning(tooLargeError(cameraId, url, parser.stats.lastOversizedBytes ?? 0, maxBodyBytes, 'part'));
+        }
+        if (parts.length === 0) {
+          if (sinceProgress > noProgressLimit) {
+            discardBody(body);
+            return new SourceError(
+              'TC_ERR_SOURCE_STREAM',
+              `camera ${cameraId}: GET ${url} sent ${sinceProgress} bytes without a complete MJPEG frame ` +
+                `(Content-Type "${contentType}"); check that the URL is an MJPEG stream and its boundary matches`,
+            );
+          }
+          continue;
+        }
+        sinceProgress = 0;
+        const completedAt = this.#now();
+        if (!healthy) {
+          // Only a delivered frame proves the stream works (a server that accepts and hangs up must back off).
+          healthy = true;
+          this.#backoff.reset();
+          this.#stats.success();
+        }
+        // Within one chunk only the last part can matter to a latest-wins consumer.
+        this.#stats.s.dropped += parts.length - 1;
+        const i = parts.length - 1;
+        const stamped = parser.partTimes[i];
+        // A camera that stamps its capture instant is more precise than our clock on arrival.
+        deliver({ jpeg: parts[i], capturedAt: Number.isFinite(stamped) && stamped > 0 ? stamped : completedAt });
+      }
+      return new SourceError(
+        'TC_ERR_SOURCE_STREAM',
+        `camera ${cameraId}: MJPEG stream ${url} ended after ${parser.stats.parts} frames; reconnecting (check the camera if this repeats)`,
+      );
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw classifyRequestError(err, { cameraId, url, timeoutMs, timedOut });
+    } finally {
+      if (timer) clearTimeout(timer);
+      unlink();
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#doClose();
+    return this.#closing;
+  }
+
+  async #doClose(): Promise<void> {
+    this.#closeController.abort();
+    this.#clock.halt();
+    const settled = Promise.allSettled([...this.#readers]).then(async () => {
+      if (this.#ownsDispatcher) await this.#dispatcher.close();
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      settled.then(() => true, () => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_DRAIN_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!drained && this.#ownsDispatcher) await this.#dispatcher.destroy().catch(() => undefined);
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

@@ -1,0 +1,113 @@
+// The SourceErrors of a camera request: maps what undici/node throw (ECONNREFUSED, UND_ERR_*_TIMEOUT, ...) and
+// bad answers (HTTP status, HTML login page, oversized body) to stable codes with a message saying what to check.
+
+import { STATUS_CODES } from 'node:http';
+
+import { SourceError } from '../errors.js';
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+const TIMEOUT_PHASE: Record<string, string> = {
+  UND_ERR_CONNECT_TIMEOUT: 'could not connect',
+  UND_ERR_HEADERS_TIMEOUT: 'no response headers',
+  UND_ERR_BODY_TIMEOUT: 'the body stalled',
+  ETIMEDOUT: 'could not connect',
+};
+
+/** The first `code` found on the error, its cause, or (happy-eyeballs AggregateError) its inner errors. */
+function findCode(err: unknown, depth = 0): string | undefined {
+  if (!err || typeof err !== 'object' || depth > 4) return undefined;
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string') return e.code;
+  if (Array.isArray(e.errors)) {
+    for (const inner of e.errors) {
+      const c = findCode(inner, depth + 1);
+      if (c) return c;
+    }
+  }
+  return findCode(e.cause, depth + 1);
+}
+
+function describe(err: unknown): string {
+  if (err instanceof AggregateError && err.errors.length > 0) return describe(err.errors[0]);
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}
+
+export interface RequestContext {
+  readonly cameraId: string;
+  /** Redacted URL for the message. */
+  readonly url: string;
+  readonly timeoutMs: number;
+  /** True when our own overall timer aborted the request. */
+  readonly timedOut: boolean;
+}
+
+export function classifyRequestError(err: unknown, ctx: RequestContext): SourceError {
+  if (err instanceof SourceError) return err;
+  const code = findCode(err);
+  if (ctx.timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
+    const what = TIMEOUT_PHASE[code ?? ''] ?? 'no complete answer';
+    return new SourceError(
+      'TC_ERR_SOURCE_TIMEOUT',
+      `camera ${ctx.cameraId}: GET ${ctx.url} timed out after timeoutMs=${ctx.timeoutMs} (${what}); ` +
+        `check that the camera is reachable and not overloaded, or raise the camera's timeoutMs`,
+      { cause: err },
+    );
+  }
+  return new SourceError(
+    'TC_ERR_SOURCE_NETWORK',
+    `camera ${ctx.cameraId}: GET ${ctx.url} failed: ${describe(err)}${code && !describe(err).includes(code) ? ` (${code})` : ''}; ` +
+      `check the host and port in the camera URL and that the camera is on the network`,
+    { cause: err },
+  );
+}
+
+const STATUS_HINTS: Record<number, string> = {
+  401: 'check the user and password in the camera URL (http://user:password@host/path)',
+  403: 'check the user and password in the camera URL and that this user may read snapshots',
+  404: 'check the path in the camera URL (each camera model has its own snapshot/stream path)',
+};
+
+/** A non-2xx answer. */
+export function httpStatusError(cameraId: string, url: string, status: number, location?: string): SourceError {
+  const text = STATUS_CODES[status] ?? '';
+  let hint = STATUS_HINTS[status] ?? 'check that the camera URL is right and the camera is up';
+  if (status >= 300 && status < 400) {
+    hint = `redirects are not followed; put the final URL${location ? ` (${location})` : ''} in the configuration`;
+  }
+  return new SourceError('TC_ERR_SOURCE_HTTP', `camera ${cameraId}: GET ${url} answered HTTP ${status}${text ? ` ${text}` : ''}; ${hint}`);
+}
+
+/** True for a Content-Type that cannot be a JPEG (an HTML login page, a JSON error). Missing or generic types pass. */
+export function isClearlyNotImage(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';', 1)[0].trim().toLowerCase();
+  return type.startsWith('text/') || type === 'application/json' || type === 'application/xml' || type === 'application/xhtml+xml' || type.endsWith('+json') || type.endsWith('+xml');
+}
+
+export function notAnImageError(cameraId: string, url: string, contentType: string): SourceError {
+  return new SourceError(
+    'TC_ERR_SOURCE_HTTP',
+    `camera ${cameraId}: GET ${url} answered Content-Type "${contentType}", not an image ` +
+      `(often a login or error page); check the snapshot URL and the credentials in it`,
+  );
+}
+
+/**
+ * `how`: 'header' = refused from Content-Length before reading; 'stream' = cut off while reading (`size` is what
+ * was read); 'part' = one MJPEG part skipped (`size` is its Content-Length or the bytes seen before giving up).
+ */
+export function tooLargeError(cameraId: string, url: string, size: number, maxBodyBytes: number, how: 'header' | 'stream' | 'part'): SourceError {
+  const what =
+    how === 'header'
+      ? `announced ${size} bytes (Content-Length)`
+      : how === 'stream'
+        ? `sent more than ${maxBodyBytes} bytes (stopped reading at ${size})`
+        : `sent an MJPEG frame of at least ${size} bytes (skipped it)`;
+  return new SourceError(
+    'TC_ERR_SOURCE_TOO_LARGE',
+    `camera ${cameraId}: GET ${url} ${what}, over the limit maxBodyBytes=${maxBodyBytes}; ` +
+      `raise the camera's maxBodyBytes if it really sends images this large`,
+  );
+}

@@ -1,0 +1,87 @@
+// The fixed-rate timeline of a live camera: slot k is due at t0 + k·intervalMs. Requests are aligned to it
+// (missed slots are skipped, never replayed in a burst) and onSlot ticks once per slot, outage or not.
+
+export interface SlotClockOptions {
+  readonly intervalMs: number;
+  readonly now: () => number;
+  /** Called once per slot, in order, while the clock runs. */
+  readonly onSlot?: (timeMs: number) => void;
+}
+
+export class SlotClock {
+  readonly #intervalMs: number;
+  readonly #now: () => number;
+  readonly #onSlot?: (timeMs: number) => void;
+  #t0: number | undefined;
+  /** Index of the next slot to report to onSlot. */
+  #nextTick = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  /** Open iterators using the clock; it ticks while there is at least one. */
+  #users = 0;
+
+  constructor(opts: SlotClockOptions) {
+    this.#intervalMs = opts.intervalMs;
+    this.#now = opts.now;
+    this.#onSlot = opts.onSlot;
+  }
+
+  /** Fixes t0 on the first call; (re)starts ticking from the current slot. Slots passed while stopped are not reported. */
+  start(): void {
+    this.#users++;
+    const now = this.#now();
+    if (this.#t0 === undefined) this.#t0 = now;
+    if (this.#running) return;
+    this.#running = true;
+    this.#nextTick = Math.max(this.#nextTick, this.#indexAtOrAfter(now));
+    this.#tick();
+  }
+
+  /** One user is done; ticking stops when none is left. */
+  stop(): void {
+    this.#users = Math.max(0, this.#users - 1);
+    if (this.#users === 0) this.halt();
+  }
+
+  /** Stops ticking regardless of users (the source is closing). */
+  halt(): void {
+    this.#users = 0;
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Time of the first slot at or after `t` (t0 is fixed by start()). */
+  slotAtOrAfter(t: number): number {
+    return this.#slotTime(this.#indexAtOrAfter(t));
+  }
+
+  #indexAtOrAfter(t: number): number {
+    const t0 = this.#t0 ?? t;
+    return Math.max(0, Math.ceil((t - t0) / this.#intervalMs));
+  }
+
+  #slotTime(k: number): number {
+    return (this.#t0 ?? 0) + k * this.#intervalMs;
+  }
+
+  #tick(): void {
+    if (!this.#running) return;
+    this.#timer = undefined;
+    const now = this.#now();
+    // Report every slot that is due (a late timer reports the ones it overslept, each with its own time).
+    while (this.#running && this.#slotTime(this.#nextTick) <= now) {
+      const t = this.#slotTime(this.#nextTick++);
+      try {
+        this.#onSlot?.(t);
+      } catch (err) {
+        process.emitWarning(`onSlot callback threw: ${String(err)}`);
+      }
+    }
+    if (!this.#running || !this.#onSlot) return;
+    const wait = Math.max(1, this.#slotTime(this.#nextTick) - this.#now());
+    this.#timer = setTimeout(() => this.#tick(), wait);
+    // The source's own request or sleep keeps the process alive while it is in use; the ticker must not.
+    this.#timer.unref();
+  }
+}

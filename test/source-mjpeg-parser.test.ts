@@ -1,0 +1,122 @@
+// MjpegParser turns a multipart/x-mixed-replace byte stream, cut into arbitrary chunks, back into JPEG parts;
+// it skips garbage, discards oversized parts and resyncs, and never holds much more than one part.
+import { describe, expect, it } from 'vitest';
+import { MjpegParser } from '../dist/src/source/mjpeg-parser.js';
+
+const enc = (s: string): Buffer => Buffer.from(s, 'latin1');
+
+function jpegLike(n: number, size: number): Buffer {
+  const b = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) b[i] = (i * 31 + n * 17) & 255;
+  b[0] = 0xff;
+  b[1] = 0xd8;
+  b[size - 2] = 0xff;
+  b[size - 1] = 0xd9;
+  return b;
+}
+
+function part(body: Buffer, boundary: string, withLength: boolean): Buffer {
+  const headers = `--${boundary}\r\nContent-Type: image/jpeg\r\n${withLength ? `Content-Length: ${body.length}\r\n` : ''}\r\n`;
+  return Buffer.concat([enc(headers), body, enc('\r\n')]);
+}
+
+function feed(parser: MjpegParser, stream: Buffer, chunkSizes: (i: number) => number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let off = 0, i = 0; off < stream.length; i++) {
+    const n = Math.max(1, chunkSizes(i));
+    for (const p of parser.push(stream.subarray(off, off + n))) out.push(Buffer.from(p));
+    off += n;
+  }
+  return out;
+}
+
+describe('MJPEG parser', () => {
+  const bodies = [jpegLike(1, 300), jpegLike(2, 517), jpegLike(3, 64)];
+
+  for (const withLength of [true, false]) {
+    it(`reassembles parts ${withLength ? 'with' : 'without'} Content-Length fed one byte at a time`, () => {
+      const stream = Buffer.concat(bodies.map((b) => part(b, 'myboundary', withLength)).concat(enc('--myboundary\r\n')));
+      const parser = new MjpegParser({ boundary: 'myboundary', maxPartBytes: 1_000 });
+      expect(feed(parser, stream, () => 1)).toEqual(bodies);
+      expect(parser.stats.parts).toBe(3);
+    });
+
+    it(`reassembles parts ${withLength ? 'with' : 'without'} Content-Length across random chunk splits`, () => {
+      const stream = Buffer.concat(bodies.map((b) => part(b, 'frame', withLength)).concat(enc('--frame--\r\n')));
+      let seed = 7;
+      const rand = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 97) + 1;
+      for (let round = 0; round < 20; round++) {
+        const parser = new MjpegParser({ boundary: 'frame', maxPartBytes: 1_000 });
+        expect(feed(parser, stream, rand)).toEqual(bodies);
+      }
+    });
+  }
+
+  it('skips garbage before and between parts, and a preamble', () => {
+    const stream = Buffer.concat([
+      enc('HTTP preamble text\r\nmore junk --notit\r\n'),
+      part(bodies[0], 'b0undary', true),
+      enc('\x00\x01garbage between parts\r\n\r\n'),
+      part(bodies[1], 'b0undary', false),
+      enc('--b0undary\r\n'),
+    ]);
+    const parser = new MjpegParser({ boundary: 'b0undary', maxPartBytes: 1_000 });
+    expect(feed(parser, stream, () => 13)).toEqual([bodies[0], bodies[1]]);
+    expect(parser.stats.skippedBytes).toBeGreaterThan(0);
+  });
+
+  for (const withLength of [true, false]) {
+    it(`discards a part over maxPartBytes ${withLength ? '(Content-Length)' : '(no Content-Length)'} and resyncs on the next boundary`, () => {
+      const huge = jpegLike(9, 5_000);
+      const stream = Buffer.concat([
+        part(bodies[0], 'bd', withLength),
+        part(huge, 'bd', withLength),
+        part(bodies[1], 'bd', withLength),
+        enc('--bd\r\n'),
+      ]);
+      const parser = new MjpegParser({ boundary: 'bd', maxPartBytes: 1_000, maxHeaderBytes: 256 });
+      let maxBuffered = 0;
+      const out: Buffer[] = [];
+      for (let off = 0; off < stream.length; off += 100) {
+        for (const p of parser.push(stream.subarray(off, off + 100))) out.push(Buffer.from(p));
+        maxBuffered = Math.max(maxBuffered, parser.stats.bufferedBytes);
+      }
+      expect(out).toEqual([bodies[0], bodies[1]]);
+      expect(parser.stats.oversized).toBe(1);
+      expect(parser.stats.lastOversizedBytes).toBeGreaterThan(1_000);
+      // Never held much more than one allowed part (plus headers and a chunk).
+      expect(maxBuffered).toBeLessThanOrEqual(1_000 + 256 + 100);
+    });
+  }
+
+  it('drops a header block longer than maxHeaderBytes and recovers', () => {
+    const stream = Buffer.concat([
+      enc(`--bd\r\nX-Junk: ${'x'.repeat(2_000)}\r\n\r\n`),
+      enc('not a jpeg\r\n'),
+      part(bodies[2], 'bd', true),
+      enc('--bd\r\n'),
+    ]);
+    const parser = new MjpegParser({ boundary: 'bd', maxPartBytes: 1_000, maxHeaderBytes: 512 });
+    expect(feed(parser, stream, () => 50)).toEqual([bodies[2]]);
+    expect(parser.stats.badHeaders).toBe(1);
+  });
+
+  it('accepts a boundary declared with leading dashes and detects it when none is given', () => {
+    const stream = Buffer.concat([part(bodies[0], '--ipcam', false), part(bodies[1], '--ipcam', true), enc('----ipcam\r\n')]);
+    expect(feed(new MjpegParser({ boundary: '--ipcam', maxPartBytes: 1_000 }), stream, () => 31)).toEqual([bodies[0], bodies[1]]);
+    expect(feed(new MjpegParser({ maxPartBytes: 1_000 }), stream, () => 31)).toEqual([bodies[0], bodies[1]]);
+  });
+
+  it('does not end a part at boundary text that is not at the start of a line', () => {
+    const tricky = Buffer.concat([jpegLike(4, 100), enc('xx--bd\r\n'), jpegLike(5, 100)]);
+    const stream = Buffer.concat([part(tricky, 'bd', false), enc('--bd\r\n')]);
+    expect(feed(new MjpegParser({ boundary: 'bd', maxPartBytes: 1_000 }), stream, () => 7)).toEqual([tricky]);
+  });
+
+  it('reports the X-Sim-Time header of each part', () => {
+    const stream = enc(`--bd\r\nX-Sim-Time: 1700000000123\r\nContent-Length: 3\r\n\r\nabc\r\n--bd\r\nContent-Length: 2\r\n\r\nde\r\n`);
+    const parser = new MjpegParser({ boundary: 'bd', maxPartBytes: 100 });
+    expect(parser.push(stream).map((p) => Buffer.from(p).toString())).toEqual(['abc', 'de']);
+    expect(parser.partTimes).toEqual([1700000000123, Number.NaN]);
+  });
+});

@@ -1,0 +1,155 @@
+// MjpegStreamSource reads a live multipart/x-mixed-replace stream from a local camera: it yields the newest
+// frame when pulled (older unread ones are dropped and counted) and reconnects when the stream ends.
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { SourceError } from '../dist/src/errors.js';
+import { MjpegStreamSource } from '../dist/src/source/mjpeg-stream-source.js';
+import { makeJpeg, startCamera, until } from './helpers/source-http.js';
+
+const opts = { cameraId: 'cam1', pollIntervalMs: 20, timeoutMs: 2_000, maxBodyBytes: 1 << 20, backoffInitialMs: 10, backoffMaxMs: 40 };
+
+/** Writes one multipart part; returns how many bytes that was. */
+function writePart(res: ServerResponse, jpeg: Buffer, boundary = 'frame'): number {
+  const head = `--${boundary}\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`;
+  res.write(head);
+  res.write(jpeg);
+  res.write('\r\n');
+  return head.length + jpeg.length + 2;
+}
+
+describe('MJPEG stream source', () => {
+  it('yields the newest frame when pulled and counts the ones it had to drop', async () => {
+    const images = Array.from({ length: 6 }, (_, i) => makeJpeg(i * 20));
+    let stream: ServerResponse | undefined;
+    const cam = await startCamera((_req, res) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary="frame"' });
+      writePart(res, images[0]);
+      stream = res;
+    }, '/video.mjpg');
+    const source = new MjpegStreamSource({ ...opts, url: cam.url });
+    onTestFinished(() => source.close());
+    const it = source.frames();
+
+    const first = await it.next();
+    expect(Buffer.from(first.value!.jpeg)).toEqual(images[0]);
+
+    // Five more frames arrive while the consumer is busy; only the last is kept.
+    const bytesBefore = source.stats().bytes;
+    let written = 0;
+    for (const img of images.slice(1)) written += writePart(stream!, img);
+    await until(() => source.stats().bytes - bytesBefore >= written);
+
+    const second = await it.next();
+    expect(Buffer.from(second.value!.jpeg)).toEqual(images[5]);
+    expect(second.value!.seq).toBe(2);
+    expect(source.stats().dropped).toBe(4);
+    expect(source.stats().frames).toBe(2);
+    await it.return!();
+  });
+
+  it('reconnects after the stream ends, reporting TC_ERR_SOURCE_STREAM', async () => {
+    const images = [makeJpeg(1), makeJpeg(2)];
+    const cam = await startCamera((_req, res, n) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace;boundary=frame' });
+      writePart(res, images[Math.min(n, 1)]);
+      if (n === 0) res.end('--frame--\r\n'); // first connection: one frame, then the camera hangs up
+    }, '/video.mjpg');
+    const errors: SourceError[] = [];
+    const source = new MjpegStreamSource({ ...opts, url: cam.url, onError: (e) => errors.push(e) });
+    onTestFinished(() => source.close());
+    const it = source.frames();
+
+    const a = await it.next();
+    const b = await it.next();
+
+    expect([a.value!.jpeg, b.value!.jpeg].map((j) => Buffer.from(j))).toEqual(images);
+    expect(cam.requests).toHaveLength(2);
+    expect(errors.map((e) => e.code)).toEqual(['TC_ERR_SOURCE_STREAM']);
+    await it.return!();
+  });
+
+  it('skips a part over maxBodyBytes with TC_ERR_SOURCE_TOO_LARGE and keeps the connection', async () => {
+    const small = makeJpeg(7);
+    const cam = await startCamera((_req, res) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+      writePart(res, Buffer.alloc(50_000, 1));
+      writePart(res, small);
+    }, '/video.mjpg');
+    const errors: SourceError[] = [];
+    const source = new MjpegStreamSource({ ...opts, maxBodyBytes: 10_000, url: cam.url, onError: (e) => errors.push(e) });
+    onTestFinished(() => source.close());
+    const it = source.frames();
+
+    const frame = await it.next();
+
+    expect(Buffer.from(frame.value!.jpeg)).toEqual(small);
+    expect(errors.map((e) => e.code)).toEqual(['TC_ERR_SOURCE_TOO_LARGE']);
+    expect(errors[0].message).toContain('maxBodyBytes=10000');
+    expect(cam.requests).toHaveLength(1);
+    await it.return!();
+  });
+
+  it('tells the user to switch to snapshot mode when the URL serves single images', async () => {
+    const cam = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(1)));
+    const ac = new AbortController();
+    const errors: SourceError[] = [];
+    const source = new MjpegStreamSource({
+      ...opts,
+      url: cam.url,
+      onError: (e) => {
+        errors.push(e);
+        ac.abort();
+      },
+    });
+    onTestFinished(() => source.close());
+
+    const result = await source.frames(ac.signal).next();
+
+    expect(result.done).toBe(true);
+    expect(errors[0].code).toBe('TC_ERR_SOURCE_STREAM');
+    expect(errors[0].message).toContain('"snapshot"');
+  });
+
+  it('reports a stalled stream as TC_ERR_SOURCE_TIMEOUT and reconnects', async () => {
+    const image = makeJpeg(3);
+    const cam = await startCamera((_req, res, n) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+      if (n === 0) res.write('--frame\r\nContent-Length: 9999\r\n\r\nhalf'); // then silence
+      else writePart(res, image);
+    }, '/video.mjpg');
+    const errors: SourceError[] = [];
+    const source = new MjpegStreamSource({ ...opts, timeoutMs: 200, url: cam.url, onError: (e) => errors.push(e) });
+    onTestFinished(() => source.close());
+    const it = source.frames();
+
+    const frame = await it.next();
+
+    expect(Buffer.from(frame.value!.jpeg)).toEqual(image);
+    expect(errors.map((e) => e.code)).toEqual(['TC_ERR_SOURCE_TIMEOUT']);
+    await it.return!();
+  });
+
+  it('gives up on a connection whose bytes never form a frame (wrong boundary) with TC_ERR_SOURCE_STREAM', async () => {
+    const cam = await startCamera((_req, res) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=expected' });
+      res.write(`--other\r\nContent-Type: image/jpeg\r\n\r\n`);
+      res.write(Buffer.alloc(200_000, 0x55)); // ...and the connection stays open
+    }, '/video.mjpg');
+    const ac = new AbortController();
+    const errors: SourceError[] = [];
+    const source = new MjpegStreamSource({
+      ...opts,
+      maxBodyBytes: 1_000,
+      url: cam.url,
+      onError: (e) => {
+        errors.push(e);
+        ac.abort();
+      },
+    });
+    onTestFinished(() => source.close());
+
+    expect((await source.frames(ac.signal).next()).done).toBe(true);
+    expect(errors[0].code).toBe('TC_ERR_SOURCE_STREAM');
+    expect(errors[0].message).toContain('without a complete MJPEG frame');
+  });
+});

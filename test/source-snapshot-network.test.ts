@@ -1,0 +1,36 @@
+// Nothing listening on the camera's port: TC_ERR_SOURCE_NETWORK through onError, with backoff, no throw.
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { SourceError } from '../dist/src/errors.js';
+import { HttpSnapshotSource } from '../dist/src/source/http-snapshot-source.js';
+import { take, unusedPort } from './helpers/source-http.js';
+
+describe('unreachable snapshot camera', () => {
+  it('reports connection refused as TC_ERR_SOURCE_NETWORK and keeps retrying until aborted', async () => {
+    const url = `http://127.0.0.1:${await unusedPort()}/snapshot.jpg`;
+    const ac = new AbortController();
+    const errors: SourceError[] = [];
+    const source = new HttpSnapshotSource({
+      cameraId: 'cam1',
+      url,
+      pollIntervalMs: 10,
+      timeoutMs: 2_000,
+      maxBodyBytes: 1 << 20,
+      backoffInitialMs: 10,
+      backoffMaxMs: 20,
+      onError: (err) => {
+        errors.push(err);
+        if (errors.length === 3) ac.abort();
+      },
+    });
+    onTestFinished(() => source.close());
+
+    const frames = await take(source.frames(ac.signal), 1);
+
+    expect(frames).toEqual([]);
+    expect(errors.map((e) => e.code)).toEqual(['TC_ERR_SOURCE_NETWORK', 'TC_ERR_SOURCE_NETWORK', 'TC_ERR_SOURCE_NETWORK']);
+    expect(errors[0].message).toContain(url);
+    expect(errors[0].message).toContain('ECONNREFUSED');
+    expect(source.stats().consecutiveFailures).toBe(3);
+    expect(source.stats().nextRetryMs).toBeGreaterThan(0);
+  });
+});
