@@ -5,7 +5,7 @@ import { loadConfigFile, validateConfig } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import type { Config } from '../config/config-types.js';
 import { Daemon } from '../daemon.js';
-import { startCameraSim } from '../source/camera-sim/camera-sim-server.js';
+import { spawnCameraSim } from './spawn-camera-sim.js';
 import { startHttpServer } from '../server/http-server.js';
 import { probeCameraSize } from '../source/probe-camera-size.js';
 import { ConfigError, UsageError } from '../errors.js';
@@ -54,77 +54,82 @@ export async function runCommand(argv: string[]): Promise<number> {
   const duration = numberFlag('duration', values.duration, 0, { min: 0 });
   const cleanups: (() => Promise<void>)[] = [];
 
-  let base: Config;
-  if (values.config) {
-    base = loadConfigFile(values.config, { requireUrl: true });
-  } else if (values.camera) {
-    base = await singleCameraConfig(values.camera);
-  } else {
-    const sim = await startCameraSim({ seed: numberFlag('seed', values.seed, 1, { integer: true }) });
-    cleanups.push(() => sim.close());
-    const simConfig = (await (await fetch(`${sim.url}/config.json`)).json()) as unknown;
-    base = validateConfig(simConfig);
-    process.stderr.write(`simulated camera at ${sim.url}/snapshot.jpg (truth: ${sim.url}/truth.json)\n`);
-  }
-  const config = applyOverrides(
-    base,
-    {
-      db: values.db,
-      channel: values.channel,
-      decoder: values.decoder,
-      decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, { min: 1, integer: true }),
-      zeromqEndpoint: values['zeromq-endpoint'],
-      httpHost: values['http-host'],
-      httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, { min: 0, integer: true }),
-    },
-    true,
-  );
-
-  const log = {
-    info: (m: string) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`),
-    warn: (m: string) => process.stderr.write(`${new Date().toISOString()}  warning: ${m}\n`),
-  };
-  const daemon = await Daemon.start(config, {
-    log,
-    onEvent: (ev, totals) =>
-      process.stdout.write(
-        `${new Date(ev.timeMs).toISOString()}  ${ev.cameraId}  ${ev.lineId.padEnd(12)} ${ev.direction.padEnd(3)} ${ev.vehicleClass.padEnd(11)} in=${totals.in} out=${totals.out}\n`,
-      ),
-  });
-  cleanups.unshift(() => daemon.close());
-  log.info(`counting ${config.cameras.length} camera(s) over the ${daemon.stats().channel.channel} channel; database ${config.db}`);
-
-  if (values.http !== undefined || config.httpPort > 0) {
-    const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, stats: () => daemon.stats() });
-    cleanups.unshift(() => server.close());
-    log.info(`HTTP API and dashboard on ${server.url}/`);
-  }
-
-  const status = setInterval(() => {
-    for (const c of daemon.stats().cameras) {
-      const lines = c.counts.map((l) => `${l.lineId} in=${l.in} out=${l.out}`).join(', ');
-      log.info(`camera ${c.id}: ${c.framesAnalysed} frames analysed, ${c.dropped} dropped, ${c.decodeErrors} rejected; ${lines}`);
+  try {
+    let base: Config;
+    if (values.config) {
+      base = loadConfigFile(values.config, { requireUrl: true });
+    } else if (values.camera) {
+      base = await singleCameraConfig(values.camera);
+    } else {
+      const sim = await spawnCameraSim(numberFlag('seed', values.seed, 1, { integer: true }));
+      cleanups.push(() => sim.close());
+      const simConfig = (await (await fetch(`${sim.url}/config.json`)).json()) as unknown;
+      base = validateConfig(simConfig);
+      process.stderr.write(`simulated camera at ${sim.url}/snapshot.jpg (truth: ${sim.url}/truth.json)\n`);
     }
-  }, 30_000);
-  status.unref();
+    const config = applyOverrides(
+      base,
+      {
+        db: values.db,
+        channel: values.channel,
+        decoder: values.decoder,
+        decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, { min: 1, integer: true }),
+        zeromqEndpoint: values['zeromq-endpoint'],
+        httpHost: values['http-host'],
+        httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, { min: 0, integer: true }),
+      },
+      true,
+    );
 
-  await new Promise<void>((resolve) => {
-    const stop = (why: string) => {
-      log.info(`${why}: flushing counts and stopping`);
-      resolve();
+    const log = {
+      info: (m: string) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`),
+      warn: (m: string) => process.stderr.write(`${new Date().toISOString()}  warning: ${m}\n`),
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    if (duration > 0) setTimeout(() => stop(`--duration ${duration}s elapsed`), duration * 1000).unref();
-  });
-  clearInterval(status);
-  // A second signal while closing forces the exit (the store has flushed on every timer tick anyway).
-  const force = () => process.exit(130);
-  process.once('SIGINT', force);
-  process.once('SIGTERM', force);
-  for (const c of cleanups) await c().catch((err: unknown) => log.warn(String(err)));
-  process.off('SIGINT', force);
-  process.off('SIGTERM', force);
+    const daemon = await Daemon.start(config, {
+      log,
+      onEvent: (ev, totals) =>
+        process.stdout.write(
+          `${new Date(ev.timeMs).toISOString()}  ${ev.cameraId}  ${ev.lineId.padEnd(12)} ${ev.direction.padEnd(3)} ${ev.vehicleClass.padEnd(11)} in=${totals.in} out=${totals.out}\n`,
+        ),
+    });
+    cleanups.unshift(() => daemon.close());
+    log.info(`counting ${config.cameras.length} camera(s) over the ${daemon.stats().channel.channel} channel; database ${config.db}`);
+
+    if (values.http !== undefined || config.httpPort > 0) {
+      const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, stats: () => daemon.stats() });
+      cleanups.unshift(() => server.close());
+      log.info(`HTTP API and dashboard on ${server.url}/`);
+    }
+
+    const status = setInterval(() => {
+      for (const c of daemon.stats().cameras) {
+        const lines = c.counts.map((l) => `${l.lineId} in=${l.in} out=${l.out}`).join(', ');
+        log.info(`camera ${c.id}: ${c.framesAnalysed} frames analysed, ${c.dropped} dropped, ${c.decodeErrors} rejected; ${lines}`);
+      }
+    }, 30_000);
+    status.unref();
+
+    await new Promise<void>((resolve) => {
+      const stop = (why: string) => {
+        log.info(`${why}: flushing counts and stopping`);
+        resolve();
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      if (duration > 0) setTimeout(() => stop(`--duration ${duration}s elapsed`), duration * 1000).unref();
+    });
+    clearInterval(status);
+    // A second signal while closing forces the exit (the store has flushed on every timer tick anyway).
+    const force = () => process.exit(130);
+    process.once('SIGINT', force);
+    process.once('SIGTERM', force);
+    for (const c of cleanups.splice(0)) await c().catch((err: unknown) => log.warn(String(err)));
+    process.off('SIGINT', force);
+    process.off('SIGTERM', force);
+  } finally {
+    // Also on errors: a started simulator or daemon must not keep the process alive.
+    for (const c of cleanups) await c().catch(() => {});
+  }
   return 0;
 }
 

@@ -177,7 +177,7 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
   if (raw.db !== undefined && (typeof raw.db !== 'string' || raw.db.length === 0)) {
     throw new ConfigError(`db: must be a file path for the SQLite database, got ${describe(raw.db)}`);
   }
-  if (raw.zeromqEndpoint !== undefined && (typeof raw.zeromqEndpoint !== 'string' || !/^(ipc|tcp):\/\/.+/.test(raw.zeromqEndpoint))) {
+  if (raw.zeromqEndpoint !== undefined && raw.zeromqEndpoint !== '' && (typeof raw.zeromqEndpoint !== 'string' || !/^(ipc|tcp):\/\/.+/.test(raw.zeromqEndpoint))) {
     throw new ConfigError(`zeromqEndpoint: must be "ipc://PATH" or "tcp://HOST:PORT", got ${describe(raw.zeromqEndpoint)}`);
   }
   if (raw.httpHost !== undefined && (typeof raw.httpHost !== 'string' || raw.httpHost.length === 0)) {

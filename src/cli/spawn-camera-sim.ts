@@ -1,0 +1,44 @@
+// Starts the simulated camera in its own process for `run` without a config, so that rendering and
+// encoding the synthetic frames never competes with the analyzer for the daemon's thread.
+
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ChannelError } from '../errors.js';
+
+const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
+
+export async function spawnCameraSim(seed: number, timeoutMs = 15_000): Promise<{ url: string; close(): Promise<void> }> {
+  const proc = spawn(process.execPath, [MAIN, 'camera-sim', '--seed', String(seed)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => fail(`did not start within ${timeoutMs} ms`), timeoutMs);
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      proc.kill('SIGKILL');
+      reject(new ChannelError('TC_ERR_CHANNEL_START', `camera simulator: ${why}`));
+    };
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    proc.once('exit', (code) => fail(`exited with code ${code}`));
+    proc.once('error', (err) => fail(err.message));
+  });
+  proc.stdout!.resume();
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+      });
+      return closing;
+    },
+  };
+}
