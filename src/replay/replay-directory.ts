@@ -70,6 +70,8 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
     const closing = channel.close(DRAIN_TIMEOUT_MS);
     for (let out = await channel.next(); out !== null; out = await channel.next()) consume(out);
     await closing;
+    // A clip shorter than the analyzer's start-up window is still analysed.
+    for (const a of analyzers) for (const ev of a.flush()) opts.onEvent?.(ev);
   } finally {
     await channel.close();
     await source.close();
