@@ -1,0 +1,87 @@
+// Analyzer tunables: one commented defaults object (units stated) and the validator that merges a
+// camera's `analyzer` object over it. Every default is derived from a physical or statistical principle,
+// not from a particular clip, so a new camera should need no tuning.
+
+import { ConfigError } from '../errors.js';
+
+export const ANALYZER_DEFAULTS = {
+  downscale: 4, // working resolution = decoded frame / downscale (integer); 1280x720 → 320x180
+  bootstrapSec: 4, // background starts as the per-pixel median of the frames of the first seconds
+  bootstrapMinFrames: 5, // ... and of at least this many frames (frames are replayed afterwards, none lost)
+  bootstrapMaxFrames: 24, // ... and at most this many (bounds start-up memory and latency)
+  bgTimeConstantSec: 15, // background pixels follow slow light change with this time constant (s)
+  fgTimeConstantSec: 240, // a pixel covered by foreground is absorbed this slowly (s): parked cars fade
+  noiseK: 4.5, // foreground threshold = noiseK × robust noise sigma, estimated every frame
+  minDiff: 14, // foreground threshold floor, 0-255 grey levels (clean synthetic images have ~0 noise)
+  shadowSuppression: true, // pixels darker than background with unchanged chromaticity are not foreground
+  shadowMinRatio: 0.4, // darkest shadow accepted: frame / background brightness
+  shadowMaxRatio: 0.93, // lightest shadow: above this a darker pixel is just noise
+  shadowChromaTol: 0.07, // max difference of per-channel ratios for a shadow (chromaticity preserved)
+  minAreaPx: 80, // smallest blob considered a vehicle part, full-resolution px²
+  minSizeFrac: 0.35, // once perspective is learned: reject blobs smaller than this × typical vehicle size at that row
+  maxAspect: 5, // reject blobs longer than this × their width (or wider than this × their height)
+  splitWidthFactor: 1.75, // a blob wider than this × typical vehicle width at its row is split (side by side)
+  maxSpeedSizesPerSec: 20, // plausible speed gate, in vehicle sizes per second (~150 km/h for a car)
+  maxGapSec: 5, // frames further apart than this (camera outage) end all tracks instead of linking them
+  trackMaxMissedSec: 2.5, // a track unseen for longer than this (and for 2+ frames) is dropped
+  lineMarginFrac: 0.2, // hysteresis: a position counts as one side of a line only beyond this × blob size
+  lineMinMarginPx: 4, // ... and beyond at least this many full-resolution px
+  heavyAreaRatio: 2.4, // class 'heavy' when the blob area exceeds this × the typical vehicle area at its row
+  twoWheelerAreaRatio: 0.4, // class 'two-wheeler' when below this × the typical area (and taller than wide)
+} as const;
+
+export type AnalyzerOptions = { readonly [K in keyof typeof ANALYZER_DEFAULTS]: (typeof ANALYZER_DEFAULTS)[K] extends boolean ? boolean : number };
+
+/** Allowed range per numeric key: [min, max, integer]. */
+const RANGES: { readonly [K in keyof typeof ANALYZER_DEFAULTS]?: readonly [number, number, boolean] } = {
+  downscale: [1, 16, true],
+  bootstrapSec: [0, 600, false],
+  bootstrapMinFrames: [1, 200, true],
+  bootstrapMaxFrames: [1, 200, true],
+  bgTimeConstantSec: [0.5, 86_400, false],
+  fgTimeConstantSec: [1, 86_400, false],
+  noiseK: [1, 20, false],
+  minDiff: [1, 128, false],
+  shadowMinRatio: [0.05, 1, false],
+  shadowMaxRatio: [0.05, 1, false],
+  shadowChromaTol: [0, 1, false],
+  minAreaPx: [1, 1_000_000, false],
+  minSizeFrac: [0, 1, false],
+  maxAspect: [1, 50, false],
+  splitWidthFactor: [1.2, 10, false],
+  maxSpeedSizesPerSec: [1, 200, false],
+  maxGapSec: [0.1, 3_600, false],
+  trackMaxMissedSec: [0.1, 60, false],
+  lineMarginFrac: [0, 2, false],
+  lineMinMarginPx: [0, 500, false],
+  heavyAreaRatio: [1, 20, false],
+  twoWheelerAreaRatio: [0, 1, false],
+};
+
+/** Merges a camera's raw `analyzer` object over ANALYZER_DEFAULTS; throws ConfigError naming `${path}.${key}`. */
+export function resolveAnalyzerOptions(raw: Readonly<Record<string, number | boolean>>, path: string): AnalyzerOptions {
+  const allowed = Object.keys(ANALYZER_DEFAULTS);
+  const out: Record<string, number | boolean> = { ...ANALYZER_DEFAULTS };
+  for (const [key, value] of Object.entries(raw ?? {})) {
+    if (!Object.hasOwn(ANALYZER_DEFAULTS, key)) {
+      throw new ConfigError(`${path}.${key}: unknown analyzer option; allowed keys are ${allowed.join(', ')}`);
+    }
+    const def = ANALYZER_DEFAULTS[key as keyof typeof ANALYZER_DEFAULTS];
+    if (typeof def === 'boolean') {
+      if (typeof value !== 'boolean') throw new ConfigError(`${path}.${key}: must be true or false, got ${JSON.stringify(value)}`);
+    } else {
+      const [min, max, integer] = RANGES[key as keyof typeof ANALYZER_DEFAULTS]!;
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+        throw new ConfigError(`${path}.${key}: must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max} (default ${def}), got ${JSON.stringify(value)}`);
+      }
+    }
+    out[key] = value;
+  }
+  if ((out.shadowMinRatio as number) >= (out.shadowMaxRatio as number)) {
+    throw new ConfigError(`${path}.shadowMinRatio: must be below shadowMaxRatio (${out.shadowMaxRatio}), got ${out.shadowMinRatio}`);
+  }
+  if ((out.bootstrapMinFrames as number) > (out.bootstrapMaxFrames as number)) {
+    throw new ConfigError(`${path}.bootstrapMinFrames: must not exceed bootstrapMaxFrames (${out.bootstrapMaxFrames}), got ${out.bootstrapMinFrames}`);
+  }
+  return Object.freeze(out) as AnalyzerOptions;
+}

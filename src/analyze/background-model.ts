@@ -1,0 +1,116 @@
+// Adaptive colour background at working resolution: per-pixel median start-up, robust global gain
+// estimation (cloud, auto-exposure), and selective time-based update that absorbs stopped vehicles slowly.
+
+/** Three planes (R, G, B) of one working-resolution image. */
+export interface Planes {
+  readonly r: Float32Array;
+  readonly g: Float32Array;
+  readonly b: Float32Array;
+}
+
+export function allocPlanes(n: number): Planes {
+  return { r: new Float32Array(n), g: new Float32Array(n), b: new Float32Array(n) };
+}
+
+export function copyPlanes(src: Planes): Planes {
+  return { r: src.r.slice(), g: src.g.slice(), b: src.b.slice() };
+}
+
+// Ratio histogram for the robust gain: bins of 0.005 in frame/background over [0, 4).
+const GAIN_BINS = 800;
+const GAIN_BIN = 0.005;
+// Every GAIN_STRIDE-th pixel is enough for a median of thousands of samples, at a third of the cost.
+const GAIN_STRIDE = 3;
+// Below this the ratio is dominated by noise and quantisation.
+const MIN_LEVEL = 12;
+// Global changes smaller than this are left to the per-pixel update (avoids drift from a biased estimate).
+const GAIN_DEADBAND = 0.02;
+const SATURATED = 252;
+
+export class BackgroundModel {
+  readonly bg: Planes;
+  /** Gain of the last frame relative to the background, per channel (R, G, B). */
+  readonly gain = new Float64Array([1, 1, 1]);
+  private readonly hist = new Uint32Array(GAIN_BINS);
+  private readonly n: number;
+
+  constructor(n: number) {
+    this.n = n;
+    this.bg = allocPlanes(n);
+  }
+
+  /** Per-pixel median of the start-up frames: vehicles covering a pixel less than half the time vanish. */
+  initFromMedian(frames: readonly Planes[], mask: Uint8Array): void {
+    const k = frames.length;
+    const tmp = new Float32Array(k);
+    const half = k >> 1;
+    for (const ch of ['r', 'g', 'b'] as const) {
+      const out = this.bg[ch];
+      for (let i = 0; i < this.n; i++) {
+        if (!mask[i]) continue;
+        for (let f = 0; f < k; f++) tmp[f] = frames[f]![ch][i]!;
+        tmp.sort();
+        out[i] = k % 2 ? tmp[half]! : 0.5 * (tmp[half - 1]! + tmp[half]!);
+      }
+    }
+  }
+
+  /**
+   * Estimates this frame's per-channel gain over the background as the median ratio over pixels that were
+   * background last frame (`prevFg` = 0), so vehicles barely bias it. Stores it in `this.gain`.
+   */
+  estimateGain(cur: Planes, mask: Uint8Array, prevFg: Uint8Array): void {
+    const hist = this.hist;
+    for (let c = 0; c < 3; c++) {
+      const ch = c === 0 ? 'r' : c === 1 ? 'g' : 'b';
+      const x = cur[ch];
+      const m = this.bg[ch];
+      hist.fill(0);
+      let count = 0;
+      const inv = 1 / GAIN_BIN;
+      for (let i = 0; i < this.n; i += GAIN_STRIDE) {
+        if (!mask[i] || prevFg[i]) continue;
+        const bv = m[i]!;
+        if (bv < MIN_LEVEL) continue;
+        let bin = ((x[i]! / bv) * inv) | 0;
+        if (bin >= GAIN_BINS) bin = GAIN_BINS - 1;
+        hist[bin]!++;
+        count++;
+      }
+      if (count < 16) {
+        this.gain[c] = 1;
+        continue;
+      }
+      let acc = 0;
+      let bin = 0;
+      for (; bin < GAIN_BINS; bin++) {
+        acc += hist[bin]!;
+        if (acc * 2 >= count) break;
+      }
+      this.gain[c] = Math.max(GAIN_BIN, (bin + 0.5) * GAIN_BIN);
+    }
+  }
+
+  /**
+   * Absorbs a significant global gain at once (everywhere, also under vehicles), then moves each pixel
+   * towards the frame: background pixels with `alphaBg`, foreground pixels with the much smaller `alphaFg`.
+   */
+  update(cur: Planes, mask: Uint8Array, fg: Uint8Array, alphaBg: number, alphaFg: number): void {
+    for (let c = 0; c < 3; c++) {
+      const ch = c === 0 ? 'r' : c === 1 ? 'g' : 'b';
+      const x = cur[ch];
+      const m = this.bg[ch];
+      const g = this.gain[c]!;
+      const absorb = Math.abs(g - 1) > GAIN_DEADBAND ? g : 1;
+      for (let i = 0; i < this.n; i++) {
+        if (!mask[i]) continue;
+        const a = fg[i] ? alphaFg : alphaBg;
+        const bv = m[i]! * absorb;
+        const xv = x[i]!;
+        // A clipped pixel only says "at least this bright": learning from it would darken the model of a
+        // white marking, which then shows as foreground once the light dims again.
+        m[i] = xv >= SATURATED && bv >= xv ? bv : bv + a * (xv - bv);
+      }
+    }
+  }
+}

@@ -1,0 +1,230 @@
+// One camera's analyzer: ROI crop → background → foreground → blobs → tracks → line crossings.
+// Pure computation on reused typed arrays; frames are never kept after process() returns.
+
+import { ConfigError } from '../errors.js';
+import type { CameraConfig } from '../config/config-types.js';
+import type { AnalyzerFrame, CrossingEvent, VehicleClass } from './analyzer-types.js';
+import { resolveAnalyzerOptions, type AnalyzerOptions } from './analyzer-options.js';
+import { buildRoiGeometry, checkFrameContainsRoi, sampleRoi, type RoiGeometry } from './roi-mask.js';
+import { allocPlanes, BackgroundModel, copyPlanes, type Planes } from './background-model.js';
+import { segmentForeground } from './foreground.js';
+import { close, dilate } from './morphology.js';
+import { ComponentLabeler } from './connected-components.js';
+import { componentsToDetections, type Detection } from './blob-filter.js';
+import { PerspectiveModel } from './perspective-model.js';
+import { FlowPrior } from './flow-prior.js';
+import { GroundPlane } from './ground-plane.js';
+import { LineCounter } from './line-counter.js';
+import { Tracker, type TrackCrossing } from './tracker.js';
+
+// Frame interval assumed for the first frame after start-up (only scales the first background update).
+const FIRST_DT_SEC = 0.2;
+// Flow prior cell, working px: about a near lane's width, so opposite directions stay apart.
+const FLOW_CELL = 12;
+
+export class CameraAnalyzer {
+  readonly options: AnalyzerOptions;
+  private readonly camera: CameraConfig;
+  private readonly path: string;
+  private readonly geom: RoiGeometry;
+  private readonly n: number;
+  private readonly cur: Planes;
+  private readonly bgModel: BackgroundModel;
+  private readonly diff: Float32Array;
+  private readonly fgRaw: Uint8Array;
+  private readonly fg: Uint8Array;
+  private readonly fgPrev: Uint8Array;
+  private readonly tmp1: Uint8Array;
+  private readonly tmp2: Uint8Array;
+  private readonly hist = new Uint32Array(256);
+  private readonly labeler: ComponentLabeler;
+  private readonly persp: PerspectiveModel;
+  private readonly flow: FlowPrior;
+  private readonly ground: GroundPlane;
+  private readonly lineCounter: LineCounter;
+  private readonly tracker: Tracker;
+  private bootstrap: { planes: Planes; timeMs: number }[] = [];
+  private initialised = false;
+  private lastT = NaN;
+  private checkedSize = '';
+  private frames = 0;
+  private totalMs = 0;
+
+  constructor(camera: CameraConfig, path = `cameras[${camera.id}]`) {
+    this.camera = camera;
+    this.path = path;
+    this.options = resolveAnalyzerOptions(camera.analyzer, `${path}.analyzer`);
+    const o = this.options;
+    this.geom = buildRoiGeometry(camera.roi, o.downscale);
+    if (this.geom.maskCount < 16) {
+      throw new ConfigError(`${path}.roi: covers only ${this.geom.maskCount} working pixels at analyzer.downscale ${o.downscale}; draw a larger ROI or lower downscale`);
+    }
+    const n = (this.n = this.geom.width * this.geom.height);
+    this.cur = allocPlanes(n);
+    this.bgModel = new BackgroundModel(n);
+    this.diff = new Float32Array(n);
+    this.fgRaw = new Uint8Array(n);
+    this.fg = new Uint8Array(n);
+    this.fgPrev = new Uint8Array(n);
+    this.tmp1 = new Uint8Array(n);
+    this.tmp2 = new Uint8Array(n);
+    this.labeler = new ComponentLabeler(n);
+    const g = this.geom;
+    const x1 = g.x0 + g.width * g.scale, y1 = g.y0 + g.height * g.scale;
+    this.persp = new PerspectiveModel(g.y0, y1);
+    this.flow = new FlowPrior(g.x0, g.y0, g.width * g.scale, g.height * g.scale, FLOW_CELL * g.scale, o.maxSpeedSizesPerSec);
+    this.lineCounter = new LineCounter(camera.lines);
+    const normals = camera.lines.map((l) => {
+      const dx = l.to[0] - l.from[0], dy = l.to[1] - l.from[1];
+      const len = Math.hypot(dx, dy);
+      return { nx: -dy / len, ny: dx / len };
+    });
+    const yref = (g.y0 + y1) / 2;
+    this.ground = new GroundPlane(this.persp, (g.x0 + x1) / 2, yref, g.y0);
+    this.tracker = new Tracker(o, this.lineCounter, normals, this.flow, this.persp, this.ground, yref, { x0: g.x0, y0: g.y0, x1, y1 });
+  }
+
+  /** Analyses one frame; returns the crossings it completed (during start-up, those of the buffered frames). */
+  process(frame: AnalyzerFrame): CrossingEvent[] {
+    const started = performance.now();
+    const key = `${frame.width}x${frame.height}`;
+    if (key !== this.checkedSize) {
+      checkFrameContainsRoi(this.geom, frame.width, frame.height, this.path);
+      if (frame.data.length < frame.width * frame.height * 4) {
+        throw new ConfigError(`${this.path}: frame data has ${frame.data.length} bytes, expected ${frame.width * frame.height * 4} for RGBA ${key}`);
+      }
+      this.checkedSize = key;
+    }
+    let events: CrossingEvent[] = [];
+    if (!this.initialised) {
+      const planes = allocPlanes(this.n);
+      sampleRoi(frame.data, frame.width, this.geom, planes.r, planes.g, planes.b);
+      const last = this.bootstrap[this.bootstrap.length - 1];
+      if (!last || frame.timeMs > last.timeMs) this.bootstrap.push({ planes, timeMs: frame.timeMs });
+      const o = this.options;
+      const span = (frame.timeMs - this.bootstrap[0]!.timeMs) / 1000;
+      if (this.bootstrap.length >= o.bootstrapMaxFrames || (this.bootstrap.length >= o.bootstrapMinFrames && span >= o.bootstrapSec)) {
+        events = this.finishBootstrap();
+      }
+    } else {
+      sampleRoi(frame.data, frame.width, this.geom, this.cur.r, this.cur.g, this.cur.b);
+      events = this.analyse(this.cur, frame.timeMs);
+    }
+    this.frames++;
+    this.totalMs += performance.now() - started;
+    return events;
+  }
+
+  /** Ends start-up early (e.g. at the end of a short replay) so buffered frames are analysed. */
+  flush(): CrossingEvent[] {
+    return this.initialised || this.bootstrap.length === 0 ? [] : this.finishBootstrap();
+  }
+
+  counts(): { lineId: string; in: number; out: number }[] {
+    return this.lineCounter.ids.map((lineId, i) => ({ lineId, in: this.lineCounter.inCounts[i]!, out: this.lineCounter.outCounts[i]! }));
+  }
+
+  stats(): { frames: number; tracks: number; avgMs: number } {
+    return { frames: this.frames, tracks: this.tracker.created, avgMs: this.frames ? this.totalMs / this.frames : 0 };
+  }
+
+  reset(): void {
+    this.bootstrap = [];
+    this.initialised = false;
+    this.lastT = NaN;
+    this.frames = 0;
+    this.totalMs = 0;
+    this.fgPrev.fill(0);
+    this.tracker.reset();
+    this.tracker.created = 0;
+    this.lineCounter.reset();
+    this.flow.reset();
+    this.persp.reset();
+  }
+
+  private finishBootstrap(): CrossingEvent[] {
+    const frames = this.bootstrap;
+    this.bootstrap = [];
+    this.bgModel.initFromMedian(frames.map((f) => f.planes), this.geom.mask);
+    this.initialised = true;
+    // Two learning passes over the start-up frames, so the counting pass (and a 1-fps camera) starts
+    // knowing the perspective (from blobs that moved) and then the usual motion in ground coordinates.
+    for (const f of frames) this.tracker.step(this.detect(f.planes, f.timeMs), f.timeMs, 0, true);
+    this.tracker.reset();
+    this.flow.reset();
+    for (const f of frames) this.tracker.step(this.detect(f.planes, f.timeMs), f.timeMs, 0, true);
+    this.tracker.reset();
+    const events: CrossingEvent[] = [];
+    for (const f of frames) events.push(...this.analyse(f.planes, f.timeMs));
+    return events;
+  }
+
+  private analyse(cur: Planes, tMs: number): CrossingEvent[] {
+    const o = this.options;
+    const g = this.geom;
+    let dtSec = (tMs - this.lastT) / 1000;
+    if (!(dtSec > 0)) {
+      if (tMs <= this.lastT) return []; // duplicate or out-of-order frame: nothing new to learn
+      dtSec = FIRST_DT_SEC;
+    }
+    if (dtSec > o.maxGapSec) this.tracker.endAll();
+    const frameDt = Math.min(dtSec, o.maxGapSec);
+    this.lastT = tMs;
+
+    const crossings = this.detectAndTrack(cur, tMs, false, frameDt);
+
+    // Background learns everywhere, slowly under (dilated) foreground so stopped vehicles are kept out.
+    dilate(this.fg, g.width, g.height, 1, this.fgPrev, this.tmp1);
+    const alphaBg = 1 - Math.exp(-frameDt / o.bgTimeConstantSec);
+    const alphaFg = 1 - Math.exp(-frameDt / o.fgTimeConstantSec);
+    this.bgModel.update(cur, g.mask, this.fgPrev, alphaBg, alphaFg);
+
+    return crossings.map((c) => this.toEvent(c));
+  }
+
+  /** Segments the frame and feeds the tracker; leaves the foreground mask in `this.fg`. */
+  private detectAndTrack(cur: Planes, tMs: number, learnOnly: boolean, frameDt = FIRST_DT_SEC): TrackCrossing[] {
+    const dets = this.detect(cur, tMs);
+    // Fragments of one vehicle cross within a fraction of a frame interval of each other.
+    const dupWindowMs = Math.min(1000, 400 + 0.3 * frameDt * 1000);
+    return this.tracker.step(dets, tMs, dupWindowMs, learnOnly);
+  }
+
+  /** Background subtraction → blobs → detections; leaves the foreground mask in `this.fg`. */
+  private detect(cur: Planes, _tMs: number): Detection[] {
+    const o = this.options;
+    const g = this.geom;
+    this.bgModel.estimateGain(cur, g.mask, this.fgPrev);
+    segmentForeground(cur, this.bgModel.bg, this.bgModel.gain, g.mask, o, this.diff, this.fgRaw, this.hist);
+    close(this.fgRaw, g.width, g.height, 1, this.fg, this.tmp1, this.tmp2);
+    const comps = this.labeler.label(this.fg, g.width, g.height, cur);
+    return componentsToDetections(comps, this.labeler.labels, cur, g, this.persp, o);
+  }
+
+  private toEvent(c: TrackCrossing): CrossingEvent {
+    const D: Detection = c.det;
+    const T = c.track;
+    return {
+      cameraId: this.camera.id,
+      lineId: this.lineCounter.ids[c.line]!,
+      direction: c.direction,
+      timeMs: Math.round(c.timeMs),
+      trackId: T.id,
+      vehicleClass: this.classify(D),
+      areaPx: Math.round(D.area),
+      bbox: [Math.round(D.bx), Math.round(D.by), Math.round(D.bw), Math.round(D.bh)],
+      speedPxPerS: Math.round(T.speed * 10) / 10,
+      framesSeen: T.hits,
+    };
+  }
+
+  // Size class relative to the typical vehicle at the same row: perspective-free, so it needs no calibration.
+  private classify(D: Detection): VehicleClass {
+    if (!this.persp.ready) return 'unknown';
+    const typical = this.persp.size(D.y);
+    const ratio = D.area / (typical * typical);
+    if (ratio >= this.options.heavyAreaRatio) return 'heavy';
+    if (ratio <= this.options.twoWheelerAreaRatio && D.bh > D.bw) return 'two-wheeler';
+    return 'car';
+  }
+}

@@ -1,0 +1,136 @@
+// Directed counting lines with hysteresis: a track counts on a line once, when it has been seen beyond a
+// margin on one side and then beyond the margin on the other, inside the line's extent, moving that way.
+
+import type { Direction } from './analyzer-types.js';
+import type { LineConfig } from '../config/config-types.js';
+
+/** Per-track, per-line memory; owned by the track. */
+export interface LineState {
+  /** -1 / +1: last side the track was confirmed on (beyond the margin); 0: not yet. */
+  side: Int8Array;
+  sideX: Float64Array;
+  sideY: Float64Array;
+  sideT: Float64Array;
+  counted: Uint8Array;
+}
+
+export interface LineCrossing {
+  line: number;
+  direction: Direction;
+  timeMs: number;
+  /** Crossing point, full px. */
+  x: number;
+  y: number;
+}
+
+interface Geometry {
+  ax: number;
+  ay: number;
+  ux: number;
+  uy: number;
+  len: number;
+}
+
+interface Recent {
+  line: number;
+  direction: Direction;
+  timeMs: number;
+  along: number;
+  size: number;
+}
+
+export class LineCounter {
+  readonly ids: readonly string[];
+  readonly inCounts: Int32Array;
+  readonly outCounts: Int32Array;
+  private readonly geo: Geometry[];
+  private recent: Recent[] = [];
+
+  constructor(lines: readonly LineConfig[]) {
+    this.ids = lines.map((l) => l.id);
+    this.geo = lines.map((l) => {
+      const dx = l.to[0] - l.from[0], dy = l.to[1] - l.from[1];
+      const len = Math.hypot(dx, dy);
+      return { ax: l.from[0], ay: l.from[1], ux: dx / len, uy: dy / len, len };
+    });
+    this.inCounts = new Int32Array(lines.length);
+    this.outCounts = new Int32Array(lines.length);
+  }
+
+  get count(): number {
+    return this.geo.length;
+  }
+
+  newState(): LineState {
+    const n = this.geo.length;
+    return { side: new Int8Array(n), sideX: new Float64Array(n), sideY: new Float64Array(n), sideT: new Float64Array(n), counted: new Uint8Array(n) };
+  }
+
+  reset(): void {
+    this.inCounts.fill(0);
+    this.outCounts.fill(0);
+    this.recent = [];
+  }
+
+  /** Signed distance of (x, y) from line i: positive on the side an 'in' vehicle moves to. */
+  side(i: number, x: number, y: number): number {
+    const g = this.geo[i]!;
+    return g.ux * (y - g.ay) - g.uy * (x - g.ax);
+  }
+
+  /**
+   * Feeds a track's new position. `margin` is the hysteresis half-width (px); (ox, oy) is where the track was
+   * first seen: the crossing must agree with its overall motion. `dupWindowMs` is how close in time two
+   * crossings at the same place must be to be one vehicle seen as two blobs.
+   */
+  observe(
+    st: LineState, x: number, y: number, tMs: number, margin: number, size: number, ox: number, oy: number, dupWindowMs: number,
+    accept: (line: number, direction: Direction, x: number, y: number) => boolean = () => true,
+  ): LineCrossing[] {
+    const out: LineCrossing[] = [];
+    for (let i = 0; i < this.geo.length; i++) {
+      const s = this.side(i, x, y);
+      const now = s > margin ? 1 : s < -margin ? -1 : 0;
+      if (now === 0) continue;
+      const was = st.side[i]!;
+      if (was !== 0 && was !== now && !st.counted[i]) {
+        const g = this.geo[i]!;
+        const sp = this.side(i, st.sideX[i]!, st.sideY[i]!);
+        const f = sp / (sp - s);
+        const cx = st.sideX[i]! + f * (x - st.sideX[i]!);
+        const cy = st.sideY[i]! + f * (y - st.sideY[i]!);
+        const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
+        // Overall motion since birth must point the same way (a jittering or re-associated box does not).
+        const overall = this.side(i, x, y) - this.side(i, ox, oy);
+        if (along >= 0 && along <= g.len && overall * now > 0) {
+          st.counted[i] = 1;
+          const direction: Direction = now > 0 ? 'in' : 'out';
+          const timeMs = st.sideT[i]! + f * (tMs - st.sideT[i]!);
+          if (accept(i, direction, cx, cy) && !this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) {
+            if (direction === 'in') this.inCounts[i]!++;
+            else this.outCounts[i]!++;
+            out.push({ line: i, direction, timeMs, x: cx, y: cy });
+          }
+        }
+      }
+      st.side[i] = now;
+      st.sideX[i] = x;
+      st.sideY[i] = y;
+      st.sideT[i] = tMs;
+    }
+    return out;
+  }
+
+  // Two physical vehicles cannot cross at the same place at the same moment: a second crossing there is a
+  // fragment of the first vehicle's blob.
+  private isDuplicate(line: number, direction: Direction, timeMs: number, along: number, size: number, windowMs: number): boolean {
+    this.recent = this.recent.filter((r) => timeMs - r.timeMs < 4 * windowMs);
+    for (const r of this.recent) {
+      if (r.line === line && r.direction === direction && Math.abs(timeMs - r.timeMs) < windowMs && Math.abs(along - r.along) < 0.5 * Math.max(size, r.size)) {
+        return true;
+      }
+    }
+    this.recent.push({ line, direction, timeMs, along, size });
+    return false;
+  }
+}

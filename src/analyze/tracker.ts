@@ -1,0 +1,293 @@
+// Multi-vehicle tracker for 1-5 fps: predicts each track along its own velocity, or along the learned flow
+// of the place it is in, gates by plausible speed and appearance, and assigns globally, cheapest pair first.
+
+import { thumbDistance, type Detection } from './blob-filter.js';
+import type { FlowPrior } from './flow-prior.js';
+import type { LineCounter, LineCrossing, LineState } from './line-counter.js';
+import type { PerspectiveModel } from './perspective-model.js';
+import type { GroundPlane } from './ground-plane.js';
+
+export interface Track {
+  readonly id: number;
+  x: number;
+  y: number;
+  /** Velocity in ground coordinates (px/s as seen on the reference row); valid when hasVel. */
+  vx: number;
+  vy: number;
+  hasVel: boolean;
+  /** Image speed over the last link, full px per second. */
+  speed: number;
+  det: Detection;
+  firstX: number;
+  firstY: number;
+  lastT: number;
+  hits: number;
+  missed: number;
+  lines: LineState;
+}
+
+export interface TrackerParams {
+  readonly maxSpeedSizesPerSec: number;
+  readonly trackMaxMissedSec: number;
+  readonly lineMarginFrac: number;
+  readonly lineMinMarginPx: number;
+}
+
+export interface TrackCrossing extends LineCrossing {
+  track: Track;
+  det: Detection;
+}
+
+interface Candidate {
+  t: number;
+  d: number;
+  cost: number;
+  learn: boolean;
+  /** Appearance similarity 0..1. */
+  sim: number;
+  /** Ground speed this link implies across and along the nearest line, sizes per second. */
+  along: number;
+  lateral: number;
+}
+
+// Appearance: a thumbnail distance of APPEARANCE_SCALE grey levels costs about as much as a positional
+// error at the edge of the gate; beyond MAX_APPEARANCE × that it is another vehicle.
+const APPEARANCE_SCALE = 30;
+const MAX_APPEARANCE = 4;
+const MAX_SIZE_RATIO = Math.log(3);
+// A link is unambiguous when the runner-up costs at least 1/UNAMBIGUOUS times more.
+const UNAMBIGUOUS = 0.6;
+// Cost of arriving at a standstill instead of at the predicted place: braking happens, but at 1 fps the
+// follower standing where the leader was is the commoner explanation, so it must cost more than a match.
+const SPEED_CHANGE_COST = 0.8;
+// Established flow (sizes/s) against which a crossing is refused.
+const AGAINST_FLOW = 0.25;
+
+export class Tracker {
+  tracks: Track[] = [];
+  created = 0;
+  private nextId = 1;
+
+  constructor(
+    private readonly p: TrackerParams,
+    private readonly lines: LineCounter,
+    private readonly normals: readonly { nx: number; ny: number }[],
+    private readonly flow: FlowPrior,
+    private readonly persp: PerspectiveModel,
+    private readonly ground: GroundPlane,
+    private readonly yref: number,
+    private readonly bounds: { x0: number; y0: number; x1: number; y1: number },
+  ) {}
+
+  reset(): void {
+    this.tracks = [];
+  }
+
+  /** Ends every track (camera outage, time jump): nothing links across the gap. */
+  endAll(): void {
+    this.tracks = [];
+  }
+
+  /**
+   * Links detections of the frame at tMs to tracks, starts new tracks, and returns the line crossings.
+   * With `learnOnly`, only the flow prior learns (start-up pass): no counting happens.
+   */
+  step(dets: readonly Detection[], tMs: number, dupWindowMs: number, learnOnly = false): TrackCrossing[] {
+    const tSec = tMs / 1000;
+    const G = this.ground;
+    G.refresh();
+    // Ground speeds are divided by the typical size on the reference row: "vehicle sizes per second".
+    const sizeRef = this.persp.ready ? this.persp.size(this.yref) : NaN;
+    const cands: Candidate[] = [];
+    for (let ti = 0; ti < this.tracks.length; ti++) {
+      const T = this.tracks[ti]!;
+      const dt = (tMs - T.lastT) / 1000;
+      if (dt <= 0) continue;
+      const n = this.nearestNormal(T.x, T.y);
+      const prior = this.flow.at(T.x, T.y, tSec);
+      const tgx = G.gx(T.x, T.y), tgy = G.gy(T.y);
+      let qx = T.x, qy = T.y, R = 0, mode: 'vel' | 'prior' | 'free' = 'free';
+      let gvx = 0, gvy = 0;
+      if (T.hasVel) {
+        mode = 'vel';
+        gvx = T.vx; gvy = T.vy;
+      } else if (prior) {
+        mode = 'prior';
+        const unit = Number.isNaN(sizeRef) ? T.det.size : sizeRef;
+        const v = prior.along * unit, u = prior.lateral * unit;
+        // n is the line normal; (n.ny, −n.nx) the direction along the line.
+        gvx = v * n.nx + u * n.ny; gvy = v * n.ny - u * n.nx;
+      }
+      if (mode !== 'free') {
+        qy = G.y(tgy + gvy * dt);
+        if (Number.isNaN(qy)) continue; // predicted beyond the horizon: it has left
+        qx = G.x(tgx + gvx * dt, qy);
+        const grow = this.persp.ready ? this.persp.size(qy) / this.persp.size(T.y) : 1;
+        R = 0.6 * T.det.size * Math.max(1, grow) + (mode === 'vel' ? 0.25 : 0.35) * Math.hypot(qx - T.x, qy - T.y);
+      }
+      const first = cands.length;
+      let simSum = 0;
+      for (let di = 0; di < dets.length; di++) {
+        const D = dets[di]!;
+        const scale = Math.max(T.det.size, D.size);
+        const dx = D.x - T.x, dy = D.y - T.y;
+        const along = dx * n.nx + dy * n.ny;
+        let cost: number;
+        // Speed of this link in ground coordinates across / along the line, sizes per second.
+        const unit = dt * (Number.isNaN(sizeRef) ? Math.sqrt(T.det.size * D.size) : sizeRef);
+        const gdx = G.gx(D.x, D.y) - tgx, gdy = G.gy(D.y) - tgy;
+        const gAlong = (gdx * n.nx + gdy * n.ny) / unit;
+        const gLat = (gdx * n.ny - gdy * n.nx) / unit;
+        if (mode !== 'free') {
+          // Vehicles brake and accelerate: the expected place is anywhere from standing still to 35%
+          // beyond the prediction, with a small cost for changing speed.
+          const mx = qx - T.x, my = qy - T.y;
+          const m2 = mx * mx + my * my;
+          const k = m2 > 0 ? Math.min(1.35, Math.max(0, ((D.x - T.x) * mx + (D.y - T.y) * my) / m2)) : 0;
+          const e = Math.hypot(D.x - (T.x + k * mx), D.y - (T.y + k * my));
+          if (e > R) continue;
+          cost = e / R + SPEED_CHANGE_COST * Math.abs(1 - k);
+          // A track's own velocity may come from one wrong link: disagreeing with the usual flow costs.
+          if (mode === 'vel' && prior) cost += 0.3 * Math.min(2, Math.hypot(gAlong - prior.along, gLat - prior.lateral) / (0.5 * Math.abs(prior.along) + 1));
+        } else {
+          // No motion known: anything up to the plausible speed along the road axis (the line normal);
+          // appearance, not distance, must decide, since at 1 fps the nearest blob is often the follower.
+          const maxDisp = this.p.maxSpeedSizesPerSec * scale * dt + 0.5 * scale;
+          const lat = Math.abs(dx * n.ny - dy * n.nx);
+          const latMax = 0.6 * scale + 1.5 * Math.abs(along); // roads may cross a line up to ~56° off square
+          if (Math.abs(along) > maxDisp || lat > latMax) continue;
+          cost = 0.3 + 0.2 * (lat / latMax) + 0.2 * (Math.abs(along) / maxDisp);
+        }
+        // Size change is expected from perspective; before it is learned, only gross changes are refused.
+        const expRatio = this.persp.ready ? this.persp.size(D.y) / this.persp.size(T.y) : 1;
+        const lr = Math.abs(Math.log(D.size / (T.det.size * expRatio)));
+        if (lr > MAX_SIZE_RATIO) continue;
+        const app = thumbDistance(T.det.thumb, D.thumb) / APPEARANCE_SCALE;
+        if (app > MAX_APPEARANCE) continue;
+        cost += 0.7 * app + (this.persp.ready ? 0.5 * lr : 0);
+        const sim = Math.exp(-app * app);
+        simSum += sim;
+        cands.push({ t: ti, d: di, cost, learn: mode !== 'free', sim, along: gAlong, lateral: gLat });
+      }
+      // New tracks vote for every plausible link, weighted by appearance: the true motion is the one
+      // many vehicles agree on, wrong links scatter.
+      if (!T.hasVel) {
+        const norm = Math.max(1, simSum);
+        for (let k = first; k < cands.length; k++) {
+          const c = cands[k]!;
+          const D = dets[c.d]!;
+          this.flow.vote(T.x, T.y, D.x, D.y, c.along, c.lateral, c.sim / norm, tSec);
+        }
+      }
+    }
+
+    // A free-mode link teaches the flow prior only when it clearly beat every alternative for both ends.
+    const best1T = new Float64Array(this.tracks.length).fill(Infinity), best2T = new Float64Array(this.tracks.length).fill(Infinity);
+    const best1D = new Float64Array(dets.length).fill(Infinity), best2D = new Float64Array(dets.length).fill(Infinity);
+    for (const c of cands) {
+      if (c.cost < best1T[c.t]!) { best2T[c.t] = best1T[c.t]!; best1T[c.t] = c.cost; } else if (c.cost < best2T[c.t]!) best2T[c.t] = c.cost;
+      if (c.cost < best1D[c.d]!) { best2D[c.d] = best1D[c.d]!; best1D[c.d] = c.cost; } else if (c.cost < best2D[c.d]!) best2D[c.d] = c.cost;
+    }
+
+    cands.sort((a, b) => a.cost - b.cost);
+    const trackUsed = new Uint8Array(this.tracks.length);
+    const detUsed = new Uint8Array(dets.length);
+    const crossings: TrackCrossing[] = [];
+    for (const c of cands) {
+      if (trackUsed[c.t] || detUsed[c.d]) continue;
+      trackUsed[c.t] = 1;
+      detUsed[c.d] = 1;
+      const T = this.tracks[c.t]!;
+      const D = dets[c.d]!;
+      const unambiguous = c.cost === best1T[c.t] && c.cost === best1D[c.d] && c.cost < UNAMBIGUOUS * best2T[c.t]! && c.cost < UNAMBIGUOUS * best2D[c.d]!;
+      this.update(T, D, tMs, c.learn || unambiguous, c.along, c.lateral, crossings, dupWindowMs, learnOnly);
+    }
+
+    // Age unmatched tracks; drop those gone too long or predicted out of the ROI.
+    const kept: Track[] = [];
+    for (let ti = 0; ti < this.tracks.length; ti++) {
+      const T = this.tracks[ti]!;
+      if (!trackUsed[ti]) {
+        T.missed++;
+        const gone = (tMs - T.lastT) / 1000;
+        if (gone > this.p.trackMaxMissedSec && T.missed >= 2) continue;
+        if (T.hasVel) {
+          const py = this.ground.y(this.ground.gy(T.y) + T.vy * gone);
+          if (Number.isNaN(py) || this.outside(this.ground.x(this.ground.gx(T.x, T.y) + T.vx * gone, py), py, T.det.size)) continue;
+        }
+      }
+      kept.push(T);
+    }
+    this.tracks = kept;
+
+    for (let di = 0; di < dets.length; di++) {
+      if (detUsed[di]) continue;
+      const D = dets[di]!;
+      const T: Track = {
+        id: this.nextId++, x: D.x, y: D.y, vx: 0, vy: 0, hasVel: false, speed: 0, det: D,
+        firstX: D.x, firstY: D.y, lastT: tMs, hits: 1, missed: 0, lines: this.lines.newState(),
+      };
+      this.created++;
+      this.tracks.push(T);
+      if (!learnOnly) this.observe(T, D, tMs, crossings, dupWindowMs);
+    }
+    return crossings;
+  }
+
+  private update(T: Track, D: Detection, tMs: number, learn: boolean, along: number, lateral: number, out: TrackCrossing[], dupWindowMs: number, learnOnly: boolean): void {
+    const dt = (tMs - T.lastT) / 1000;
+    const G = this.ground;
+    const vx = (G.gx(D.x, D.y) - G.gx(T.x, T.y)) / dt, vy = (G.gy(D.y) - G.gy(T.y)) / dt;
+    const confirmed = T.hasVel;
+    if (T.hasVel) {
+      T.vx = 0.5 * T.vx + 0.5 * vx;
+      T.vy = 0.5 * T.vy + 0.5 * vy;
+    } else {
+      T.vx = vx;
+      T.vy = vy;
+      T.hasVel = true;
+    }
+    const moving = Math.hypot(D.x - T.x, D.y - T.y) > 0.3 * D.size * dt;
+    // A link that extends a track with a known velocity confirms the motion seen there.
+    if (confirmed) this.flow.vote(T.x, T.y, D.x, D.y, along, lateral, 1, tMs / 1000);
+    // Perspective learns from whole blobs of tracks that travelled more than their own size: real
+    // vehicles, not jittering noise, and not parts produced by splitting with the model itself.
+    const travelled = Math.hypot(D.x - T.firstX, D.y - T.firstY) > D.size;
+    if ((confirmed || learn) && moving && travelled && D.whole) this.persp.add(D.y, D.size, D.bw, D.bh);
+    T.speed = Math.hypot(D.x - T.x, D.y - T.y) / dt;
+    T.x = D.x;
+    T.y = D.y;
+    T.det = D;
+    T.lastT = tMs;
+    T.hits++;
+    T.missed = 0;
+    if (!learnOnly) this.observe(T, D, tMs, out, dupWindowMs);
+  }
+
+  private observe(T: Track, D: Detection, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
+    const margin = Math.max(this.p.lineMinMarginPx, this.p.lineMarginFrac * D.size);
+    // A crossing against the established flow of its own lane is a wrong link (at 1 fps: a follower
+    // taken for the leader), not a wrong-way vehicle; mixed-direction places have no established flow.
+    const accept = (line: number, direction: 'in' | 'out', cx: number, cy: number): boolean => {
+      const prior = this.flow.at(cx, cy, tMs / 1000);
+      return !prior || prior.along * (direction === 'in' ? 1 : -1) > -AGAINST_FLOW;
+    };
+    for (const c of this.lines.observe(T.lines, D.x, D.y, tMs, margin, D.size, T.firstX, T.firstY, dupWindowMs, accept)) {
+      out.push({ ...c, track: T, det: D });
+    }
+  }
+
+  private nearestNormal(x: number, y: number): { nx: number; ny: number } {
+    let best = 0, bestD = Infinity;
+    for (let i = 0; i < this.normals.length; i++) {
+      const d = Math.abs(this.lines.side(i, x, y));
+      if (d < bestD) { bestD = d; best = i; }
+    }
+    return this.normals[best]!;
+  }
+
+  private outside(x: number, y: number, size: number): boolean {
+    const b = this.bounds;
+    return x < b.x0 - size || x > b.x1 + size || y < b.y0 - size || y > b.y1 + size;
+  }
+}

@@ -1,0 +1,39 @@
+// Analyzer tunables: defaults, validation messages that name the key, and frozen results.
+import { describe, expect, it } from 'vitest';
+import { ANALYZER_DEFAULTS, resolveAnalyzerOptions } from '../dist/src/analyze/analyzer-options.js';
+
+describe('resolveAnalyzerOptions', () => {
+  it('returns the defaults, frozen, for an empty object', () => {
+    const o = resolveAnalyzerOptions({}, 'cameras[0].analyzer');
+    expect(o).toEqual(ANALYZER_DEFAULTS);
+    expect(Object.isFrozen(o)).toBe(true);
+  });
+
+  it('merges given keys over the defaults', () => {
+    const o = resolveAnalyzerOptions({ downscale: 2, shadowSuppression: false }, 'cameras[0].analyzer');
+    expect(o.downscale).toBe(2);
+    expect(o.shadowSuppression).toBe(false);
+    expect(o.noiseK).toBe(ANALYZER_DEFAULTS.noiseK);
+  });
+
+  it('rejects an unknown key, naming it and listing the allowed keys', () => {
+    expect(() => resolveAnalyzerOptions({ minArea: 5 }, 'cameras[1].analyzer')).toThrow(/cameras\[1\]\.analyzer\.minArea: unknown.*minAreaPx/);
+  });
+
+  it('rejects out-of-range and mistyped values with the range in the message', () => {
+    expect(() => resolveAnalyzerOptions({ downscale: 0 }, 'c.analyzer')).toThrow(/c\.analyzer\.downscale: must be an integer from 1 to 16/);
+    expect(() => resolveAnalyzerOptions({ downscale: 2.5 }, 'c.analyzer')).toThrow(/downscale/);
+    expect(() => resolveAnalyzerOptions({ shadowSuppression: 1 }, 'c.analyzer')).toThrow(/shadowSuppression: must be true or false/);
+    expect(() => resolveAnalyzerOptions({ noiseK: true }, 'c.analyzer')).toThrow(/noiseK/);
+    expect(() => resolveAnalyzerOptions({ shadowMinRatio: 0.95 }, 'c.analyzer')).toThrow(/shadowMinRatio: must be below shadowMaxRatio/);
+  });
+
+  it('throws a ConfigError with the stable code', () => {
+    try {
+      resolveAnalyzerOptions({ nope: 1 }, 'x');
+      expect.unreachable();
+    } catch (err) {
+      expect((err as { code: string }).code).toBe('TC_ERR_CONFIG');
+    }
+  });
+});

@@ -1,0 +1,70 @@
+// Counting accuracy on simulated scenes (deterministic by seed): each scenario at a frame rate of 1, 2
+// or 5 fps must count within 5% per line and direction; the empty scene with lighting changes counts 0.
+import { describe, expect, it } from 'vitest';
+import jpeg from 'jpeg-js';
+import { createScene } from '../dist/src/source/camera-sim/index.js';
+import { validateConfig } from '../dist/src/config/validate-config.js';
+import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
+import { evaluateCounts } from '../dist/src/eval/evaluate-counts.js';
+
+type Scenario = 'default' | 'light' | 'dense' | 'side-by-side' | 'occlusion' | 'hard-shadows' | 'illumination-step' | 'empty';
+
+const T0 = Date.UTC(2024, 0, 1);
+
+/** Renders the scene at `fps` for `durationSec` straight into the analyzer (or through JPEG when quality is set). */
+function countScene(scenario: Scenario, fps: number, durationSec: number, jpegQuality?: number) {
+  const scene = createScene({ seed: 7, scenario, ...(jpegQuality ? { jpegQuality } : {}) });
+  const camera = validateConfig({ cameras: [scene.cameraConfig()] }, { requireUrl: false }).cameras[0]!;
+  const analyzer = new CameraAnalyzer(camera, 'cameras[0]');
+  const buf = new Uint8Array(scene.width * scene.height * 4);
+  const frames = Math.floor(durationSec * fps);
+  for (let i = 0; i <= frames; i++) {
+    const t = i / fps;
+    let data: Uint8Array = buf;
+    if (jpegQuality) data = jpeg.decode(scene.encodeJpeg(t).jpeg, { useTArray: true, formatAsRGBA: true }).data;
+    else scene.render(t, buf);
+    analyzer.process({ width: scene.width, height: scene.height, data, timeMs: T0 + Math.round(t * 1000) });
+  }
+  analyzer.flush();
+  const auto = { lines: analyzer.counts().map((c) => ({ id: c.lineId, in: c.in, out: c.out })) };
+  return evaluateCounts(auto, scene.truthCounts(frames / fps));
+}
+
+function expectWithin5Percent(report: ReturnType<typeof evaluateCounts>, label: string): void {
+  const lineTotals = new Map<string, number>();
+  for (const r of report.rows) lineTotals.set(r.lineId, (lineTotals.get(r.lineId) ?? 0) + r.truth);
+  const table = report.rows.map((r) => `${r.lineId}/${r.direction} auto ${r.auto} truth ${r.truth}`).join('; ');
+  for (const r of report.rows) {
+    // A direction nobody drives may collect at most 5% of the line's traffic in wrong-way counts.
+    const allowed = r.truth > 0 ? 0.05 * r.truth : 0.05 * lineTotals.get(r.lineId)!;
+    expect(Math.abs(r.error), `${label}: ${table}`).toBeLessThanOrEqual(allowed);
+  }
+}
+
+// Durations give roughly 20 or more vehicles per direction for each scenario's traffic volume.
+const CASES: { scenario: Scenario; fps: number; durationSec: number }[] = [
+  { scenario: 'default', fps: 1, durationSec: 150 },
+  { scenario: 'light', fps: 2, durationSec: 240 },
+  { scenario: 'dense', fps: 5, durationSec: 50 },
+  { scenario: 'side-by-side', fps: 2, durationSec: 60 },
+  { scenario: 'occlusion', fps: 1, durationSec: 60 },
+  { scenario: 'hard-shadows', fps: 2, durationSec: 75 },
+  { scenario: 'illumination-step', fps: 5, durationSec: 80 },
+];
+
+describe('analyzer on simulated scenarios', () => {
+  for (const c of CASES) {
+    it(`${c.scenario} at ${c.fps} fps counts within 5% per direction`, () => {
+      expectWithin5Percent(countScene(c.scenario, c.fps, c.durationSec), `${c.scenario}@${c.fps}fps`);
+    }, 120_000);
+  }
+
+  it('default through JPEG quality 60 at 2 fps counts within 5% per direction', () => {
+    expectWithin5Percent(countScene('default', 2, 120, 60), 'default@2fps q60');
+  }, 180_000);
+
+  it('an empty road with illumination steps counts zero', () => {
+    const report = countScene('empty', 2, 90);
+    expect(report.rows.map((r) => r.auto)).toEqual(report.rows.map(() => 0));
+  }, 120_000);
+});

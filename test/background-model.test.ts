@@ -1,0 +1,68 @@
+// Background model: a global brightness step (cloud, auto-exposure) and a cast shadow are not
+// foreground; a vehicle is. And a scene with lighting changes but no traffic counts nothing.
+import { describe, expect, it } from 'vitest';
+import { BackgroundModel, allocPlanes } from '../dist/src/analyze/background-model.js';
+import { segmentForeground } from '../dist/src/analyze/foreground.js';
+import { ANALYZER_DEFAULTS } from '../dist/src/analyze/analyzer-options.js';
+import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
+import { H, T0, W, roadCamera, roadFrame } from './helpers/synthetic-road.js';
+
+const N = 64 * 48;
+
+/** A textured road at working resolution, times `gain` (clipped), with an optional patch. */
+function planes(gain: number, patch?: { x0: number; y0: number; x1: number; y1: number; f: (r: number, g: number, b: number) => [number, number, number] }) {
+  const p = allocPlanes(N);
+  for (let y = 0; y < 48; y++) {
+    for (let x = 0; x < 64; x++) {
+      const i = y * 64 + x;
+      const v = 80 + ((x * 7 + y * 13) % 23) + (x > 40 ? 120 : 0); // includes a bright marking area
+      let r = Math.min(255, v * gain), g = Math.min(255, v * gain), b = Math.min(255, (v + 10) * gain);
+      if (patch && x >= patch.x0 && x < patch.x1 && y >= patch.y0 && y < patch.y1) [r, g, b] = patch.f(r, g, b);
+      p.r[i] = r; p.g[i] = g; p.b[i] = b;
+    }
+  }
+  return p;
+}
+
+function foregroundCount(bgFrames: ReturnType<typeof planes>[], cur: ReturnType<typeof planes>): number {
+  const mask = new Uint8Array(N).fill(1);
+  const model = new BackgroundModel(N);
+  model.initFromMedian(bgFrames, mask);
+  model.estimateGain(cur, mask, new Uint8Array(N));
+  const fg = new Uint8Array(N);
+  segmentForeground(cur, model.bg, model.gain, mask, ANALYZER_DEFAULTS, new Float32Array(N), fg);
+  return fg.reduce((a, v) => a + v, 0);
+}
+
+describe('background model', () => {
+  const base = [planes(1), planes(1), planes(1)];
+
+  it('a sudden global brightening or darkening produces no foreground', () => {
+    for (const gain of [0.6, 0.75, 1.3, 1.45]) expect(foregroundCount(base, planes(gain)), `gain ${gain}`).toBe(0);
+  });
+
+  it('a cast shadow (darker, same chromaticity) is not foreground', () => {
+    const shadow = planes(1, { x0: 5, y0: 5, x1: 30, y1: 30, f: (r, g, b) => [r * 0.6, g * 0.6, b * 0.6] });
+    expect(foregroundCount(base, shadow)).toBe(0);
+  });
+
+  it('a coloured vehicle is foreground, also after a brightness step', () => {
+    const car = (gain: number) => planes(gain, { x0: 10, y0: 10, x1: 20, y1: 18, f: () => [200, 40, 40] });
+    expect(foregroundCount(base, car(1))).toBeGreaterThanOrEqual(70);
+    expect(foregroundCount(base, car(1.3))).toBeGreaterThanOrEqual(70);
+  });
+
+  it('the median start-up ignores a vehicle present in a minority of frames', () => {
+    const withCar = planes(1, { x0: 10, y0: 10, x1: 20, y1: 18, f: () => [30, 30, 30] });
+    expect(foregroundCount([withCar, planes(1), planes(1), withCar, planes(1)], planes(1))).toBe(0);
+  });
+
+  it('an empty road under repeated brightness steps counts nothing end to end', () => {
+    const an = new CameraAnalyzer(roadCamera(), 'cameras[0]');
+    const gains = [1, 1, 1, 1, 1, 1, 1.35, 1.35, 1.35, 0.65, 0.65, 1, 1, 1.4, 0.7, 0.7, 1];
+    let events = 0;
+    gains.forEach((g, t) => (events += an.process({ width: W, height: H, data: roadFrame([], g), timeMs: T0 + t * 1000 }).length));
+    expect(events).toBe(0);
+    expect(an.counts()[0]).toEqual({ lineId: 'main', in: 0, out: 0 });
+  });
+});

@@ -1,0 +1,74 @@
+// Accuracy report: per line and direction errors, the weighted error and its edge cases, the text table,
+// and truth-file validation that names the bad key.
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { evaluateCounts, formatEvalTable, loadTruthFile } from '../dist/src/eval/evaluate-counts.js';
+
+describe('evaluateCounts', () => {
+  it('reports per line and direction, and the weighted absolute % error', () => {
+    const r = evaluateCounts(
+      { lines: [{ id: 'a', in: 9, out: 12 }, { id: 'b', in: 5, out: 0 }] },
+      { lines: { a: { in: 10, out: 10 }, b: { in: 5, out: 0 } } },
+    );
+    const a = r.rows.filter((x) => x.lineId === 'a');
+    expect(a).toEqual([
+      { lineId: 'a', direction: 'in', auto: 9, truth: 10, error: -1, pctError: -10 },
+      { lineId: 'a', direction: 'out', auto: 12, truth: 10, error: 2, pctError: 20 },
+    ]);
+    expect(r.rows.find((x) => x.lineId === 'b' && x.direction === 'out')!.pctError).toBe(0);
+    expect(r.weightedAbsPctError).toBeCloseTo((3 / 25) * 100, 10);
+  });
+
+  it('treats a counted direction with truth 0 as an absolute error with no % (n/a)', () => {
+    const r = evaluateCounts({ lines: [{ id: 'a', in: 10, out: 2 }] }, { lines: { a: { in: 10, out: 0 } } });
+    expect(r.rows[1]).toMatchObject({ direction: 'out', error: 2, pctError: null });
+    expect(r.weightedAbsPctError).toBeCloseTo(20, 10);
+  });
+
+  it('an empty scene: 0% when nothing is counted, null when anything is', () => {
+    expect(evaluateCounts({ lines: [{ id: 'a', in: 0, out: 0 }] }, { lines: { a: { in: 0, out: 0 } } }).weightedAbsPctError).toBe(0);
+    expect(evaluateCounts({ lines: [{ id: 'a', in: 1, out: 0 }] }, { lines: { a: { in: 0, out: 0 } } }).weightedAbsPctError).toBeNull();
+  });
+
+  it('lines missing on either side count as 0', () => {
+    const r = evaluateCounts({ lines: [{ id: 'x', in: 3, out: 0 }] }, { lines: { y: { in: 4, out: 0 } } });
+    expect(r.rows.map((x) => `${x.lineId}:${x.direction}:${x.error}`)).toEqual(['x:in:3', 'x:out:0', 'y:in:-4', 'y:out:0']);
+  });
+
+  it('formats a table with every row and the weighted error', () => {
+    const text = formatEvalTable(evaluateCounts({ lines: [{ id: 'main', in: 23, out: 1 }] }, { lines: { main: { in: 24, out: 0 } } }));
+    expect(text).toMatch(/main\s+in\s+23\s+24\s+-1\s+-4\.2%/);
+    expect(text).toMatch(/main\s+out\s+1\s+0\s+\+1\s+n\/a/);
+    expect(text).toMatch(/weighted absolute error: 8\.3% \(2 of 24\)/);
+  });
+});
+
+describe('loadTruthFile', () => {
+  let dir = '';
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (content: string) => {
+    dir = mkdtempSync(join(tmpdir(), 'tc-truth-'));
+    const f = join(dir, 'truth.json');
+    writeFileSync(f, content);
+    return f;
+  };
+
+  it('accepts extra fields', () => {
+    const f = write(JSON.stringify({ clip: 'x', lines: { a: { in: 1, out: 2, note: 'ok' } }, events: [] }));
+    expect(loadTruthFile(f)).toEqual({ lines: { a: { in: 1, out: 2 } } });
+  });
+
+  it('names the bad key', () => {
+    expect(() => loadTruthFile(write(JSON.stringify({ lines: { a: { in: -1, out: 0 } } })))).toThrow(/lines\.a\.in: must be a non-negative integer/);
+    expect(() => loadTruthFile(write(JSON.stringify({ lines: { a: { in: 1 } } })))).toThrow(/lines\.a\.out/);
+    expect(() => loadTruthFile(write(JSON.stringify({ counts: {} })))).toThrow(/lines: must be an object/);
+    expect(() => loadTruthFile(write('{nope'))).toThrow(/not valid JSON/);
+  });
+
+  it('names a missing file', () => {
+    dir = mkdtempSync(join(tmpdir(), 'tc-truth-'));
+    expect(() => loadTruthFile(join(dir, 'missing.json'))).toThrow(/--truth .*missing\.json: cannot read/);
+  });
+});
