@@ -64,9 +64,10 @@ describe('line counting at low frame rates', () => {
       { ...roadCamera(), lines: [{ id: 'main', from: [0, LINE_Y], to: [200, LINE_Y] }] },
       'cameras[0]',
     );
-    for (let t = 0; t < 6; t++) an.process({ width: W, height: H, data: roadFrame(), timeMs: T0 + t * 1000 });
-    an.process({ width: W, height: H, data: roadFrame([car(LINE_Y - 70, 450)]), timeMs: T0 + 6000 });
-    an.process({ width: W, height: H, data: roadFrame([car(LINE_Y + 80, 450)]), timeMs: T0 + 7000 });
+    // Start-up (bootstrapSec, 8 s) ends before the vehicle appears.
+    for (let t = 0; t < 9; t++) an.process({ width: W, height: H, data: roadFrame(), timeMs: T0 + t * 1000 });
+    an.process({ width: W, height: H, data: roadFrame([car(LINE_Y - 70, 450)]), timeMs: T0 + 9000 });
+    an.process({ width: W, height: H, data: roadFrame([car(LINE_Y + 80, 450)]), timeMs: T0 + 10000 });
     expect(an.counts()[0]).toEqual({ lineId: 'main', in: 0, out: 0 });
   });
 
@@ -77,9 +78,10 @@ describe('line counting at low frame rates', () => {
 
   it('reset() forgets counts and start-up', () => {
     const an = new CameraAnalyzer(roadCamera(), 'cameras[0]');
-    for (let t = 0; t < 6; t++) an.process({ width: W, height: H, data: roadFrame(), timeMs: T0 + t * 1000 });
-    an.process({ width: W, height: H, data: roadFrame([car(LINE_Y - 70)]), timeMs: T0 + 6000 });
-    an.process({ width: W, height: H, data: roadFrame([car(LINE_Y + 80)]), timeMs: T0 + 7000 });
+    // Start-up (bootstrapSec, 8 s) ends before the vehicle appears.
+    for (let t = 0; t < 9; t++) an.process({ width: W, height: H, data: roadFrame(), timeMs: T0 + t * 1000 });
+    an.process({ width: W, height: H, data: roadFrame([car(LINE_Y - 70)]), timeMs: T0 + 9000 });
+    an.process({ width: W, height: H, data: roadFrame([car(LINE_Y + 80)]), timeMs: T0 + 10000 });
     expect(an.counts()[0]!.in).toBe(1);
     an.reset();
     expect(an.counts()[0]).toEqual({ lineId: 'main', in: 0, out: 0 });

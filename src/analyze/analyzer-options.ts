@@ -6,9 +6,11 @@ import { ConfigError } from '../errors.js';
 
 export const ANALYZER_DEFAULTS = {
   downscale: 4, // working resolution = decoded frame / downscale (integer); 1280x720 → 320x180
-  bootstrapSec: 4, // background starts as the per-pixel median of the frames of the first seconds
+  // The median is right where a pixel is clear of traffic for over half the span; a slow lorry near the
+  // camera covers a pixel for 2-3 s, so the span must be well above twice that.
+  bootstrapSec: 8, // background starts as the per-pixel median of the frames of the first seconds
   bootstrapMinFrames: 5, // ... and of at least this many frames (frames are replayed afterwards, none lost)
-  bootstrapMaxFrames: 24, // ... and at most this many (bounds start-up memory and latency)
+  bootstrapMaxFrames: 40, // ... and at most this many (bounds start-up memory, ~0.5 MB each, and latency)
   bgTimeConstantSec: 15, // background pixels follow slow light change with this time constant (s)
   fgTimeConstantSec: 240, // a pixel covered by foreground is absorbed this slowly (s): parked cars fade
   noiseK: 4.5, // foreground threshold = noiseK × robust noise sigma, estimated every frame

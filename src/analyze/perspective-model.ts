@@ -95,9 +95,13 @@ export class PerspectiveModel {
       const n = Math.min(this.counts[i]!, PER_BAND);
       if (n < 3) continue;
       ys.push(this.y0 + (i + 0.5) * this.bandH);
-      ss.push(median(this.sizes[i]!, n));
-      ws.push(median(this.widths[i]!, n));
-      hs.push(median(this.heights[i]!, n));
+      // Area-weighted medians: one vehicle broken into several fragments (a dark car, a windscreen the colour
+      // of the road) casts many small votes; weighting by area keeps the typical size that of whole vehicles,
+      // so a bad start cannot teach a too-small vehicle that then splits every blob (a self-reinforcing loop).
+      const sizes = this.sizes[i]!;
+      ss.push(weightedMedian(sizes, sizes, n));
+      ws.push(weightedMedian(this.widths[i]!, sizes, n));
+      hs.push(weightedMedian(this.heights[i]!, sizes, n));
       wt.push(n);
     }
     if (ys.length === 0) return;
@@ -109,9 +113,17 @@ export class PerspectiveModel {
   }
 }
 
-function median(arr: Float64Array, n: number): number {
-  const s = Array.from(arr.subarray(0, n)).sort((p, q) => p - q);
-  return n % 2 ? s[n >> 1]! : 0.5 * (s[(n >> 1) - 1]! + s[n >> 1]!);
+/** Median of values[0..n) where each value weighs sizes[i]² (its blob's area). */
+function weightedMedian(values: Float64Array, sizes: Float64Array, n: number): number {
+  const idx = Array.from({ length: n }, (_, i) => i).sort((p, q) => values[p]! - values[q]!);
+  let total = 0;
+  for (let i = 0; i < n; i++) total += sizes[i]! * sizes[i]!;
+  let acc = 0;
+  for (const i of idx) {
+    acc += sizes[i]! * sizes[i]!;
+    if (acc >= total / 2) return values[i]!;
+  }
+  return values[idx[n - 1]!]!;
 }
 
 // A single band gives a constant; the slope is clamped to non-negative (things never shrink towards the camera).

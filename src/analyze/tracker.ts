@@ -113,7 +113,7 @@ export class Tracker {
         gvx = T.vx; gvy = T.vy;
       } else if (prior) {
         mode = 'prior';
-        const unit = Number.isNaN(sizeRef) ? T.det.size : sizeRef;
+        const unit = this.speedUnit(sizeRef, T.y, T.y, T.det.size, T.det.size);
         const v = prior.along * unit, u = prior.lateral * unit;
         // n is the line normal; (n.ny, −n.nx) the direction along the line.
         gvx = v * n.nx + u * n.ny; gvy = v * n.ny - u * n.nx;
@@ -129,12 +129,9 @@ export class Tracker {
       let simSum = 0;
       for (let di = 0; di < dets.length; di++) {
         const D = dets[di]!;
-        const scale = Math.max(T.det.size, D.size);
-        const dx = D.x - T.x, dy = D.y - T.y;
-        const along = dx * n.nx + dy * n.ny;
         let cost: number;
         // Speed of this link in ground coordinates across / along the line, sizes per second.
-        const unit = dt * (Number.isNaN(sizeRef) ? Math.sqrt(T.det.size * D.size) : sizeRef);
+        const unit = dt * this.speedUnit(sizeRef, T.y, D.y, T.det.size, D.size);
         const gdx = G.gx(D.x, D.y) - tgx, gdy = G.gy(D.y) - tgy;
         const gAlong = (gdx * n.nx + gdy * n.ny) / unit;
         const gLat = (gdx * n.ny - gdy * n.nx) / unit;
@@ -146,17 +143,22 @@ export class Tracker {
           const k = m2 > 0 ? Math.min(1.35, Math.max(0, ((D.x - T.x) * mx + (D.y - T.y) * my) / m2)) : 0;
           const e = Math.hypot(D.x - (T.x + k * mx), D.y - (T.y + k * my));
           if (e > R) continue;
+          // Vehicles do not reverse between frames: a link running back against the track's own (or its
+          // place's usual) motion by more than a vehicle length is another vehicle, e.g. one in the other lane.
+          const expAlong = mode === 'vel' ? (gvx * n.nx + gvy * n.ny) / this.speedUnit(sizeRef, T.y, T.y, T.det.size, T.det.size) : prior!.along;
+          if (Math.abs(expAlong) > 1 && gAlong * Math.sign(expAlong) < -1 / dt) continue;
           cost = e / R + SPEED_CHANGE_COST * Math.abs(1 - k);
           // A track's own velocity may come from one wrong link: disagreeing with the usual flow costs.
           if (mode === 'vel' && prior) cost += 0.3 * Math.min(2, Math.hypot(gAlong - prior.along, gLat - prior.lateral) / (0.5 * Math.abs(prior.along) + 1));
         } else {
-          // No motion known: anything up to the plausible speed along the road axis (the line normal);
+          // No motion known: anything up to the plausible speed along the road axis (the line normal), in
+          // ground units, so a jump from near to far is judged by the distance on the road, not in pixels;
           // appearance, not distance, must decide, since at 1 fps the nearest blob is often the follower.
-          const maxDisp = this.p.maxSpeedSizesPerSec * scale * dt + 0.5 * scale;
-          const lat = Math.abs(dx * n.ny - dy * n.nx);
-          const latMax = 0.6 * scale + 1.5 * Math.abs(along); // roads may cross a line up to ~56° off square
-          if (Math.abs(along) > maxDisp || lat > latMax) continue;
-          cost = 0.3 + 0.2 * (lat / latMax) + 0.2 * (Math.abs(along) / maxDisp);
+          const slack = 0.5 / dt; // half a vehicle of centroid jitter, as a speed
+          const maxAlong = this.p.maxSpeedSizesPerSec + slack;
+          const latMax = 1.2 * slack + 1.5 * Math.abs(gAlong); // roads may cross a line up to ~56° off square
+          if (Math.abs(gAlong) > maxAlong || Math.abs(gLat) > latMax) continue;
+          cost = 0.3 + 0.2 * (Math.abs(gLat) / latMax) + 0.2 * (Math.abs(gAlong) / maxAlong);
         }
         // Size change is expected from perspective; before it is learned, only gross changes are refused.
         const expRatio = this.persp.ready ? this.persp.size(D.y) / this.persp.size(T.y) : 1;
@@ -275,6 +277,16 @@ export class Tracker {
     for (const c of this.lines.observe(T.lines, D.x, D.y, tMs, margin, D.size, T.firstX, T.firstY, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: D });
     }
+  }
+
+  /**
+   * Length (px) that turns a displacement into "vehicle sizes": on the ground plane the reference row's
+   * typical size; without it, the typical size where the link is, or the blobs' own sizes.
+   */
+  private speedUnit(sizeRef: number, y1: number, y2: number, s1: number, s2: number): number {
+    if (this.ground.active && !Number.isNaN(sizeRef)) return sizeRef;
+    if (this.persp.ready) return Math.sqrt(this.persp.size(y1) * this.persp.size(y2));
+    return Math.sqrt(s1 * s2);
   }
 
   private nearestNormal(x: number, y: number): { nx: number; ny: number } {
