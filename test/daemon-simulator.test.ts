@@ -11,7 +11,7 @@ import { tempDir } from './helpers/temp-dir.js';
 const RUN_SECONDS = 90;
 
 describe('daemon against the camera simulator', () => {
-  it('stores counts within 10% of the truth and query returns them per minute with uptime', async () => {
+  it('stores every crossing it prints, query returns them per minute with uptime (and within 10% of the truth under test:accuracy)', async () => {
     const dir = tempDir();
     const sim = await startCameraSim({ seed: 7 });
     try {

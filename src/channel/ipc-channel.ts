@@ -8,6 +8,8 @@ import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-ch
 import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
 import type { ChannelOutput, DecodeLimits, IpcFromChild, IpcToChild, JpegFrame } from './messages.js';
 import { toUint8Array } from '../decode/ipc-bytes.js';
+import { createDecoder } from '../decode/decode-jpeg.js';
+import { DECODER_NICE } from '../decode/decoder-priority.js';
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/ipc-decoder-child.js', import.meta.url));
 
@@ -15,6 +17,8 @@ export interface IpcChannelOptions extends FrameChannelOptions {
   readonly serialization?: 'advanced' | 'json';
   /** How long start() waits for a decoder child to report ready. */
   readonly startTimeoutMs?: number;
+  /** Niceness added to decoder processes, so the analyzer wins the CPU (default 10; 0 = same priority). */
+  readonly decoderNice?: number;
 }
 
 interface Decoder {
@@ -35,10 +39,14 @@ export class IpcChannel implements FrameChannel {
   #submitted = 0;
   #restarts = 0;
   #closing: Promise<void> | undefined;
+  /** Set once the drain is over: from then on a dead decoder is not replaced. */
+  #stopping = false;
   #started = false;
+  #startDone = false;
 
   constructor(opts: IpcChannelOptions) {
-    this.#opts = { serialization: 'advanced', startTimeoutMs: 15_000, ...opts };
+    // `?? default` rather than spread defaults: createChannel passes undefined for unset options.
+    this.#opts = { ...opts, serialization: opts.serialization ?? 'advanced', startTimeoutMs: opts.startTimeoutMs ?? 15_000, decoderNice: opts.decoderNice ?? DECODER_NICE };
     this.name = `ipc-${this.#opts.serialization}`;
     this.#queue = new InFlightQueue(opts.maxInFlight, (e) => this.#limits.delete(e.id));
   }
@@ -46,11 +54,14 @@ export class IpcChannel implements FrameChannel {
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
+    // Fails fast, with a message naming the fix, when the decoder (sharp) is not installed.
+    await createDecoder(this.#opts.decoder);
     await Promise.all(Array.from({ length: this.#opts.decoders }, (_, i) => this.#spawn(i)));
+    this.#startDone = true;
   }
 
   #spawn(index: number): Promise<void> {
-    const proc = fork(CHILD_FILE, [], {
+    const proc = fork(CHILD_FILE, [String(this.#opts.decoderNice)], {
       serialization: this.#opts.serialization,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       execArgv: [],
@@ -115,14 +126,15 @@ export class IpcChannel implements FrameChannel {
       this.#limits.delete(dec.job);
       dec.job = null;
     }
-    if (this.#closing) return;
+    // During start() a dead decoder fails start() instead; afterwards it is always replaced.
+    if (this.#stopping || !this.#startDone) return;
     this.#restarts++;
     // Crash loop protection: back off when a decoder dies soon after it started.
     dec.crashes = Date.now() - dec.startedAt < 10_000 ? dec.crashes + 1 : 0;
     const delay = Math.min(5_000, dec.crashes === 0 ? 0 : 100 * 2 ** (dec.crashes - 1));
     process.emitWarning(`ipc channel: decoder ${dec.index} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
     setTimeout(() => {
-      if (this.#closing) return;
+      if (this.#stopping) return;
       this.#spawn(dec.index).catch((err: unknown) => process.emitWarning(String(err)));
     }, delay).unref();
   }
@@ -191,9 +203,11 @@ export class IpcChannel implements FrameChannel {
   async #close(timeoutMs: number): Promise<void> {
     this.#queue.close();
     const deadline = Date.now() + timeoutMs;
-    while (!this.#queue.idle && Date.now() < deadline && this.#decoders.some((d) => d?.ready)) {
+    // Decoders that are restarting after a crash are waited for too, within the same time limit.
+    while (!this.#queue.idle && Date.now() < deadline && this.#decoders.length > 0) {
       await new Promise((r) => setTimeout(r, 10));
     }
+    this.#stopping = true;
     this.#queue.dropUnfinished();
     await Promise.all(this.#decoders.map((d) => (d ? stopChild(d.proc) : undefined)));
   }

@@ -75,3 +75,41 @@ export type IpcFromChild =
   | { readonly type: 'ready' }
   | { readonly type: 'frame'; readonly job: number; readonly header: FrameHeader; readonly pixels: Uint8Array }
   | { readonly type: 'decode-error'; readonly job: number; readonly failure: DecodeFailure };
+
+/**
+ * Analyzer → decoder over zeromq (analyzer ROUTER → decoder DEALER). Multipart: [JSON of this, JPEG bytes].
+ * A decoder holds at most one job: it is sent only to a decoder that announced itself idle.
+ */
+export interface ZmqDecodeJob {
+  readonly type: 'decode';
+  readonly job: number;
+  readonly req: DecodeRequest;
+}
+
+/**
+ * Decoder → analyzer over zeromq (DEALER → ROUTER). Multipart: [JSON of this] or, for 'frame',
+ * [JSON of this, RGBA pixels]. Every message except 'bye' also means "idle, send the next job".
+ */
+export type ZmqFromDecoder =
+  | { readonly type: 'ready'; readonly decoder: 'jpeg-js' | 'sharp'; readonly pid: number; readonly host: string }
+  | { readonly type: 'frame'; readonly job: number; readonly header: FrameHeader }
+  | { readonly type: 'decode-error'; readonly job: number; readonly failure: DecodeFailure }
+  | { readonly type: 'bye' };
+
+/** Shared-memory channel: what every decoder worker thread gets at start (piscina workerData). */
+export interface SharedRingInit {
+  /** Slot states, per-slot results and the completion counter (see src/channel/shared-frame-ring.ts). */
+  readonly control: SharedArrayBuffer;
+  /** slotCount * slotBytes of RGBA pixels. */
+  readonly pixels: SharedArrayBuffer;
+  readonly slotCount: number;
+  readonly slotBytes: number;
+  /** Names the option to raise when a frame does not fit a slot. */
+  readonly slotHint: string;
+  readonly decoder: 'jpeg-js' | 'sharp';
+}
+
+/** Shared-memory channel: one decode task (piscina run()); the result comes back through the ring, not the task. */
+export type SharedDecodeTask =
+  | { readonly type: 'init' }
+  | { readonly type: 'decode'; readonly slot: number; readonly req: DecodeRequest; readonly jpeg: Uint8Array };

@@ -4,6 +4,9 @@ import { createDecoder, type JpegDecoder } from './decode-jpeg.js';
 import { TrafficCounterError } from '../errors.js';
 import type { IpcFromChild, IpcToChild } from '../channel/messages.js';
 import { toUint8Array } from './ipc-bytes.js';
+import { lowerDecoderPriority } from './decoder-priority.js';
+
+lowerDecoderPriority(Number(process.argv[2] ?? 0)); // argv: [niceness increment]
 
 let decoder: JpegDecoder | undefined;
 
