@@ -1,0 +1,48 @@
+// Scenario "analyzer": CameraAnalyzer time per 1280x720 frame with an ROI covering 40% of the frame
+// (a full-width band over the road, holding the clip's counting lines).
+
+import type { Point } from '../src/config/config-types.js';
+import { FRAME_H, FRAME_W, loadClip, runProbe, type BenchContext } from './bench-util.js';
+import { CLIP_FRAMES } from './decode.bench.js';
+import type { ComputeArgs, ComputeResult } from './probes/compute-probe.js';
+import type { Reporter } from './reporter.js';
+
+/** Full-width band at the bottom of the frame covering `fraction` of it. */
+export function bandRoi(fraction: number): Point[] {
+  const top = Math.round(FRAME_H * (1 - fraction));
+  return [
+    [0, top],
+    [FRAME_W, top],
+    [FRAME_W, FRAME_H],
+    [0, FRAME_H],
+  ];
+}
+
+export async function analyzer(ctx: BenchContext, report: Reporter): Promise<void> {
+  const clip = await loadClip(CLIP_FRAMES(ctx.quick), ctx.log);
+  const camera = clip.config.cameras[0]!;
+  const frames = ctx.quick ? 10 : 150;
+  ctx.log('analyzer');
+  const args: ComputeArgs = { task: 'analyzer', camera, roi: bandRoi(0.4), clipDir: clip.dir, warmup: 30, frames, fps: clip.fps };
+  const r = await runProbe<ComputeResult>('compute-probe.js', args);
+  report.add({
+    scenario: 'analyzer',
+    title: 'Analyzer, one camera',
+    columns: [
+      ['p50', 'p50 ms'],
+      ['p99', 'p99 ms'],
+      ['cpu', 'CPU ms/frame'],
+      ['fps', 'frames/s per core'],
+      ['n', 'frames'],
+    ],
+    rows: [
+      {
+        label: `analyzer roi=40% downscale=${String(camera.analyzer.downscale ?? 'default')} size=1280x720`,
+        values: { p50: r.p50Ms, p99: r.p99Ms, cpu: r.cpuMsPerFrame, fps: 1000 / r.cpuMsPerFrame, n: frames },
+      },
+    ],
+    method:
+      'CameraAnalyzer.process() on the simulator clip\'s decoded frames (cycled, timestamps advancing at the clip\'s 10 fps), one thread, ' +
+      'after 30 warm-up frames that also cover the background bootstrap; the ROI is a full-width band over the bottom 40% of the frame.',
+  });
+}

@@ -1,0 +1,38 @@
+// Picks the FrameChannel implementation named by --channel / the config ("ipc", "zeromq" or "shared").
+
+import { ConfigError } from '../errors.js';
+import type { FrameChannel } from './frame-channel.js';
+import { IpcChannel } from './ipc-channel.js';
+import { SharedMemoryChannel } from './shared-memory-channel.js';
+import { ZeromqChannel } from './zeromq-channel.js';
+
+export type ChannelName = 'ipc' | 'zeromq' | 'shared';
+
+export interface CreateChannelOptions {
+  /** Frames in flight before the oldest is dropped. */
+  readonly maxInFlight: number;
+  /** Decoder processes (ipc, zeromq local) or threads (shared). */
+  readonly decoders: number;
+  readonly decoder: 'jpeg-js' | 'sharp';
+  /** ipc only: 'advanced' (default) or 'json'. */
+  readonly ipcSerialization?: 'advanced' | 'json';
+  /** zeromq only: '' = private ipc:// socket; ipc:///path or tcp://HOST:PORT. */
+  readonly zeromqEndpoint?: string;
+  /** shared only: largest frame a shared-memory slot holds (default 1920x1080). */
+  readonly sharedMaxFrameWidth?: number;
+  readonly sharedMaxFrameHeight?: number;
+}
+
+export function createChannel(name: ChannelName, opts: CreateChannelOptions): FrameChannel {
+  const base = { maxInFlight: opts.maxInFlight, decoders: opts.decoders, decoder: opts.decoder };
+  switch (name) {
+    case 'ipc':
+      return new IpcChannel({ ...base, serialization: opts.ipcSerialization });
+    case 'zeromq':
+      return new ZeromqChannel({ ...base, endpoint: opts.zeromqEndpoint });
+    case 'shared':
+      return new SharedMemoryChannel({ ...base, maxFrameWidth: opts.sharedMaxFrameWidth, maxFrameHeight: opts.sharedMaxFrameHeight });
+    default:
+      throw new ConfigError(`channel: must be "ipc", "zeromq" or "shared", got "${String(name)}"`);
+  }
+}

@@ -1,0 +1,278 @@
+// FrameChannel over shared memory: piscina worker threads decode JPEGs into slots of one SharedArrayBuffer
+// ring; the hand-off to the analyzer is a slot index plus Atomics, awaited with Atomics.waitAsync.
+
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { ChannelError, TrafficCounterError } from '../errors.js';
+import { createDecoder } from '../decode/decode-jpeg.js';
+import { DECODER_NICE } from '../decode/decoder-priority.js';
+import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
+import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
+import type { ChannelOutput, DecodeLimits, DecodedFrame, JpegFrame, SharedDecodeTask, SharedRingInit } from './messages.js';
+import { SharedFrameRing, SLOT_DECODING, SLOT_FAILED, SLOT_FREE, SLOT_HELD, SLOT_READY } from './shared-frame-ring.js';
+
+const WORKER_FILE = fileURLToPath(new URL('../decode/shared-decode-worker.js', import.meta.url));
+
+export interface SharedMemoryChannelOptions extends FrameChannelOptions {
+  /** Largest frame a slot holds (pixels = width x height); a larger frame is a TC_ERR_DECODE_SIZE_MISMATCH decode error. */
+  readonly maxFrameWidth?: number;
+  readonly maxFrameHeight?: number;
+  /** Frames the consumer may hold (delivered, not yet released) beyond maxInFlight; extra slots in the ring. */
+  readonly heldFrames?: number;
+  /** How long start() waits for the decoder threads to load. */
+  readonly startTimeoutMs?: number;
+  /** Niceness added to decoder threads, so the analyzer wins the CPU (default 10; 0 = same priority). */
+  readonly decoderNice?: number;
+}
+
+const DEFAULTS = {
+  maxFrameWidth: 1920, // px; a 1920x1080 slot is 8.3 MB, so 6 slots are ~50 MB of shared memory
+  maxFrameHeight: 1080, // px
+  heldFrames: 2, // frames the analyzer may keep before release()
+  startTimeoutMs: 15_000,
+  decoderNice: DECODER_NICE,
+};
+
+export class SharedMemoryChannel implements FrameChannel {
+  readonly name = 'shared';
+  readonly #opts: FrameChannelOptions & typeof DEFAULTS;
+  readonly #queue: InFlightQueue;
+  readonly #ring: SharedFrameRing;
+  readonly #limits = new Map<number, DecodeLimits>();
+  /** In-flight entry id whose frame is in each slot (0 = none). */
+  readonly #slotJob: number[];
+  #pool: Piscina<SharedDecodeTask, void> | undefined;
+  #running = 0;
+  #submitted = 0;
+  #created = 0;
+  #started: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(opts: SharedMemoryChannelOptions) {
+    this.#opts = { ...DEFAULTS, ...stripUndefined(opts), maxInFlight: opts.maxInFlight, decoders: opts.decoders, decoder: opts.decoder };
+    const { maxFrameWidth: w, maxFrameHeight: h, heldFrames } = this.#opts;
+    if (!(Number.isInteger(w) && w > 0 && Number.isInteger(h) && h > 0)) {
+      throw new RangeError(`shared channel: maxFrameWidth/maxFrameHeight must be positive integers, got ${w}x${h}`);
+    }
+    if (!Number.isInteger(opts.decoders) || opts.decoders < 1) throw new RangeError(`shared channel: decoders must be an integer >= 1, got ${opts.decoders}`);
+    this.#queue = new InFlightQueue(opts.maxInFlight, (e) => this.#limits.delete(e.id));
+    this.#ring = SharedFrameRing.create(opts.maxInFlight + heldFrames, w * h * 4);
+    this.#slotJob = new Array<number>(this.#ring.slotCount).fill(0);
+  }
+
+  start(): Promise<void> {
+    this.#started ??= this.#start();
+    return this.#started;
+  }
+
+  async #start(): Promise<void> {
+    // Load the decoder here first: it fails early with a clear message if sharp is missing, and native
+    // addons must stay loaded by the main thread while worker threads use them.
+    await createDecoder(this.#opts.decoder);
+    const init: SharedRingInit = {
+      control: this.#ring.control,
+      pixels: this.#ring.pixelBuffer,
+      slotCount: this.#ring.slotCount,
+      slotBytes: this.#ring.slotBytes,
+      slotHint: `raise the shared channel's maxFrameWidth/maxFrameHeight (now ${this.#opts.maxFrameWidth}x${this.#opts.maxFrameHeight}) or use --channel ipc`,
+      decoder: this.#opts.decoder,
+    };
+    const pool = new Piscina<SharedDecodeTask, void>({
+      filename: WORKER_FILE,
+      minThreads: this.#opts.decoders,
+      maxThreads: this.#opts.decoders,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      // Tasks are only posted for a free slot, so this bound is never the one that bites.
+      maxQueue: this.#ring.slotCount,
+      workerData: init,
+      niceIncrement: this.#opts.decoderNice, // per thread on Linux (through piscina's optional @napi-rs/nice)
+    });
+    this.#pool = pool;
+    // Piscina replaces a worker that dies; every creation beyond the first set is a restart.
+    pool.on('workerCreate', () => this.#created++);
+    pool.on('error', (err: unknown) => process.emitWarning(`shared channel: decoder thread error: ${String(err)}`));
+    void this.#watch();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ChannelError('TC_ERR_CHANNEL_START', `shared channel: decoder threads did not start within ${this.#opts.startTimeoutMs} ms`)),
+        this.#opts.startTimeoutMs,
+      );
+    });
+    try {
+      await Promise.race([Promise.all(Array.from({ length: this.#opts.decoders }, () => pool.run({ type: 'init' }))), timeout]);
+    } catch (err) {
+      if (err instanceof TrafficCounterError) throw err;
+      throw new ChannelError('TC_ERR_CHANNEL_START', `shared channel: cannot start decoder threads: ${(err as Error).message}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Collects published slots whenever the completion counter moves; runs until close. */
+  async #watch(): Promise<void> {
+    let seen = this.#ring.completions;
+    while (!this.#stopped) {
+      await this.#ring.changed(seen);
+      seen = this.#ring.completions;
+      this.#collect();
+    }
+  }
+
+  #collect(): void {
+    for (let slot = 0; slot < this.#ring.slotCount; slot++) {
+      const state = this.#ring.state(slot);
+      if (state === SLOT_READY || state === SLOT_FAILED) this.#finish(slot, state);
+    }
+    this.#pump();
+  }
+
+  #finish(slot: number, state: number): void {
+    const id = this.#slotJob[slot]!;
+    const entry = this.#queue.get(id);
+    this.#running--;
+    this.#limits.delete(id);
+    if (state === SLOT_FAILED) {
+      const { code, message } = this.#ring.readError(slot);
+      this.#freeSlot(slot);
+      if (!entry) return;
+      const f = entry.frame;
+      this.#queue.complete(id, { kind: 'error', failure: { type: 'decode-error', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, code, message } });
+      return;
+    }
+    this.#ring.setState(slot, SLOT_HELD);
+    const { width, height, decodeMs } = this.#ring.readFrame(slot);
+    const f = entry?.frame;
+    let released = false;
+    const frame: DecodedFrame = {
+      cameraId: f?.cameraId ?? '',
+      seq: f?.seq ?? -1,
+      capturedAt: f?.capturedAt ?? 0,
+      width,
+      height,
+      data: this.#ring.view(slot, width * height * 4),
+      decodeMs,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#freeSlot(slot);
+        this.#pump();
+      },
+    };
+    // complete() releases the frame itself if the entry was dropped meanwhile.
+    this.#queue.complete(id, { kind: 'frame', frame });
+  }
+
+  #freeSlot(slot: number): void {
+    this.#slotJob[slot] = 0;
+    this.#ring.setState(slot, SLOT_FREE);
+  }
+
+  #pump(): void {
+    const pool = this.#pool;
+    if (!pool || this.#stopped) return;
+    while (this.#running < this.#opts.decoders) {
+      const entry = this.#queue.nextPending();
+      if (!entry) return;
+      const slot = this.#freeSlotIndex();
+      if (slot < 0) return; // every slot is decoding, waiting or held by the consumer
+      this.#dispatch(pool, entry, slot);
+    }
+  }
+
+  #freeSlotIndex(): number {
+    for (let s = 0; s < this.#ring.slotCount; s++) if (this.#ring.state(s) === SLOT_FREE) return s;
+    return -1;
+  }
+
+  #dispatch(pool: Piscina<SharedDecodeTask, void>, entry: InFlightEntry, slot: number): void {
+    const f = entry.frame;
+    entry.state = 'decoding';
+    entry.worker = slot;
+    this.#slotJob[slot] = entry.id;
+    this.#ring.setState(slot, SLOT_DECODING);
+    this.#running++;
+    const limits = this.#limits.get(entry.id)!;
+    const req = { type: 'decode' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits };
+    pool.run({ type: 'decode', slot, req, jpeg: f.jpeg }).catch((err: unknown) => this.#onTaskFailed(slot, entry.id, err));
+  }
+
+  /** The worker died (or was terminated) with this task; piscina starts a replacement. */
+  #onTaskFailed(slot: number, id: number, err: unknown): void {
+    if (this.#slotJob[slot] !== id) return;
+    const state = this.#ring.state(slot);
+    if (state !== SLOT_DECODING) {
+      this.#collect(); // it published before dying; deliver normally
+      return;
+    }
+    this.#running--;
+    this.#freeSlot(slot);
+    this.#limits.delete(id);
+    // Not retried: the frame may be what killed the decoder. Counted as dropped.
+    this.#queue.abandon(id);
+    if (!this.#closing) process.emitWarning(`shared channel: decoder thread failed (${(err as Error)?.message ?? String(err)}); piscina restarts it`);
+    this.#pump();
+  }
+
+  submit(frame: JpegFrame, limits: DecodeLimits): void {
+    if (this.#closing || this.#queue.closed) return;
+    this.#submitted++;
+    const entry = this.#queue.push(frame);
+    this.#limits.set(entry.id, limits);
+    this.#pump();
+  }
+
+  next(): Promise<ChannelOutput | null> {
+    return this.#queue.next();
+  }
+
+  stats(): ChannelStats {
+    return {
+      channel: this.name,
+      submitted: this.#submitted,
+      delivered: this.#queue.delivered,
+      dropped: this.#queue.dropped,
+      decodeErrors: this.#queue.decodeErrors,
+      decoderRestarts: Math.max(0, this.#created - this.#opts.decoders),
+      inFlight: this.#queue.size,
+    };
+  }
+
+  /** The decoder threads (for diagnostics and tests; terminating one simulates a crash). */
+  decoderThreads(): readonly { terminate(): Promise<number>; threadId: number }[] {
+    return this.#pool?.threads ?? [];
+  }
+
+  close(timeoutMs = 5_000): Promise<void> {
+    this.#closing ??= this.#close(timeoutMs);
+    return this.#closing;
+  }
+
+  async #close(timeoutMs: number): Promise<void> {
+    this.#queue.close();
+    const deadline = Date.now() + timeoutMs;
+    while (!this.#queue.idle && Date.now() < deadline && this.#pool) await new Promise((r) => setTimeout(r, 5));
+    this.#queue.dropUnfinished();
+    this.#stopped = true;
+    this.#ring.wake();
+    if (this.#pool) {
+      // Graceful first (a sharp decode must not be cut off mid-call), then forced.
+      const pool = this.#pool;
+      let timer: NodeJS.Timeout | undefined;
+      const forced = new Promise<void>((resolve) => {
+        timer = setTimeout(() => void pool.destroy().then(resolve, resolve), 2_000);
+      });
+      await Promise.race([pool.close({ force: false }).catch(() => {}), forced]);
+      clearTimeout(timer);
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,379 @@
+// FrameChannel over ZeroMQ: the analyzer binds one ROUTER (ipc:// by default, or tcp://); local decoder
+// children and remote `traffic-counter decoder` processes connect DEALERs, take JPEG jobs, send frames back.
+//
+// Topology and flow control: a decoder's every message ('ready', a frame, a decode error) means "idle";
+// the analyzer sends a job only to an idle decoder, so each holds at most one JPEG and one frame is in
+// the pipe per decoder. Frames come back over the same connection as multipart [header, pixels]
+// (zero-copy on both ends), so a remote decoder needs one port and no work waits at a slow or dead peer.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Router } from 'zeromq';
+import { ChannelError, ConfigError } from '../errors.js';
+import { ZMQ_SOCKET_DEFAULTS } from '../decode/zeromq-decoder.js';
+import { createDecoder } from '../decode/decode-jpeg.js';
+import { DECODER_NICE } from '../decode/decoder-priority.js';
+import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
+import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
+import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
+
+const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', import.meta.url));
+
+export interface ZeromqChannelOptions extends FrameChannelOptions {
+  /**
+   * Where the analyzer binds: '' (default) = a private ipc:// socket in the temp dir; ipc:///path;
+   * tcp://HOST:PORT (PORT 0 = any free port; bind 0.0.0.0 to let remote decoders in).
+   * `decoders` local children are started; 0 is allowed when every decoder is remote.
+   */
+  readonly endpoint?: string;
+  readonly startTimeoutMs?: number;
+  /** A job not answered within this time is dropped and its decoder forgotten (a local one is killed and restarted). */
+  readonly decodeTimeoutMs?: number;
+  /** Niceness added to local decoder processes, so the analyzer wins the CPU (default 10; 0 = same priority). */
+  readonly decoderNice?: number;
+}
+
+interface Peer {
+  readonly key: string;
+  /** Routing id as received (the ROUTER addresses the decoder with these exact bytes). */
+  readonly id: Buffer;
+  readonly num: number;
+  idle: boolean;
+  job: number | null;
+  jobSince: number;
+  /** Index of the local child, if it is one. */
+  local?: number;
+}
+
+interface LocalDecoder {
+  readonly index: number;
+  proc: ChildProcess;
+  routingId: string;
+  startedAt: number;
+  crashes: number;
+  ready: boolean;
+  onReady?: () => void;
+}
+
+export class ZeromqChannel implements FrameChannel {
+  readonly name: string;
+  readonly #opts: Required<ZeromqChannelOptions>;
+  readonly #queue: InFlightQueue;
+  readonly #limits = new Map<number, DecodeLimits>();
+  readonly #peers = new Map<string, Peer>();
+  readonly #locals: LocalDecoder[] = [];
+  readonly #router: Router;
+  readonly #ipcFile: string | undefined;
+  #bindEndpoint: string;
+  #connectEndpoint = '';
+  #peerNum = 0;
+  #submitted = 0;
+  #restarts = 0;
+  #started: Promise<void> | undefined;
+  #startDone = false;
+  #closing: Promise<void> | undefined;
+  /** Set once the drain is over: from then on a dead decoder is not replaced. */
+  #stopping = false;
+  #watchdog: NodeJS.Timeout | undefined;
+  #receiving: Promise<void> | undefined;
+
+  constructor(opts: ZeromqChannelOptions) {
+    this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, ...stripUndefined(opts) } as Required<ZeromqChannelOptions>;
+    if (!Number.isInteger(opts.decoders) || opts.decoders < 0) throw new RangeError(`zeromq channel: decoders must be an integer >= 0, got ${opts.decoders}`);
+    let ep = this.#opts.endpoint;
+    if (ep === '') {
+      this.#ipcFile = join(tmpdir(), `traffic-counter-${process.pid}-${randomBytes(4).toString('hex')}.sock`);
+      ep = `ipc://${this.#ipcFile}`;
+    } else if (ep.startsWith('ipc://')) {
+      this.#ipcFile = ep.slice('ipc://'.length);
+    } else if (!/^tcp:\/\/[^/]+:\d+$/.test(ep)) {
+      throw new ConfigError(`zeromqEndpoint: expected ipc:///path/to.sock or tcp://HOST:PORT, got "${ep}"`);
+    }
+    // ZeroMQ spells "any free port" as '*'.
+    this.#bindEndpoint = ep.replace(/:0$/, ':*');
+    this.name = `zeromq-${ep.startsWith('tcp://') ? 'tcp' : 'ipc'}`;
+    this.#queue = new InFlightQueue(opts.maxInFlight, (e) => this.#limits.delete(e.id));
+    this.#router = new Router({
+      ...ZMQ_SOCKET_DEFAULTS,
+      mandatory: true, // a job for a vanished decoder fails at once (EHOSTUNREACH) instead of vanishing
+      // Never wait in send(): each decoder has credit for exactly the job we send it, and a zeromq.js socket
+      // that waits to send while its receive loop waits too can miss the wake-up.
+      sendTimeout: 0,
+      linger: 0,
+    });
+  }
+
+  /** The endpoint the analyzer is bound to (after start), e.g. tcp://0.0.0.0:40123; remote decoders connect here. */
+  get endpoint(): string {
+    return this.#router.lastEndpoint ?? this.#bindEndpoint;
+  }
+
+  start(): Promise<void> {
+    this.#started ??= this.#start();
+    return this.#started;
+  }
+
+  async #start(): Promise<void> {
+    // Fails fast, with a message naming the fix, when the decoder (sharp) is not installed.
+    if (this.#opts.decoders > 0) await createDecoder(this.#opts.decoder);
+    try {
+      await this.#router.bind(this.#bindEndpoint);
+    } catch (err) {
+      throw new ChannelError('TC_ERR_CHANNEL_START', `zeromq channel: cannot bind ${this.#bindEndpoint}: ${(err as Error).message}; pick another zeromqEndpoint`, { cause: err });
+    }
+    // Local children connect to loopback when the analyzer binds every interface.
+    this.#connectEndpoint = this.endpoint.replace(/^tcp:\/\/(0\.0\.0\.0|\*)/, 'tcp://127.0.0.1');
+    this.#receiving = this.#receive();
+    this.#watchdog = setInterval(() => this.#checkTimeouts(), Math.min(1_000, this.#opts.decodeTimeoutMs / 2));
+    this.#watchdog.unref();
+    await Promise.all(Array.from({ length: this.#opts.decoders }, (_, i) => this.#spawn(i)));
+    this.#startDone = true;
+  }
+
+  #spawn(index: number): Promise<void> {
+    const prev = this.#locals[index];
+    const routingId = `local/${process.pid}/${index}/${randomBytes(4).toString('hex')}`;
+    // The IPC pipe carries nothing; it makes the child exit when this process goes away.
+    const proc = fork(CHILD_FILE, [this.#connectEndpoint, this.#opts.decoder, routingId, String(this.#opts.decoderNice)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    const dec: LocalDecoder = { index, proc, routingId, startedAt: Date.now(), crashes: prev?.crashes ?? 0, ready: false };
+    this.#locals[index] = dec;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new ChannelError('TC_ERR_CHANNEL_START', `zeromq channel: decoder ${index} did not connect within ${this.#opts.startTimeoutMs} ms`));
+        proc.kill('SIGKILL');
+      }, this.#opts.startTimeoutMs);
+      dec.onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      proc.on('error', (err) => {
+        clearTimeout(timer);
+        reject(new ChannelError('TC_ERR_CHANNEL_START', `zeromq channel: cannot start decoder ${index}: ${err.message}`, { cause: err }));
+      });
+      proc.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (!dec.ready) reject(new ChannelError('TC_ERR_CHANNEL_START', `zeromq channel: decoder ${index} exited during start-up (code ${code}, signal ${signal})`));
+        this.#onExit(dec, code, signal);
+      });
+    });
+  }
+
+  #onExit(dec: LocalDecoder, code: number | null, signal: NodeJS.Signals | null): void {
+    this.#forget(dec.routingId);
+    // During start() a dead decoder fails start() instead; afterwards it is always replaced.
+    if (this.#locals[dec.index] !== dec || this.#stopping || !this.#startDone) return;
+    this.#restarts++;
+    // Crash-loop protection: back off when a decoder dies soon after it started.
+    dec.crashes = Date.now() - dec.startedAt < 10_000 ? dec.crashes + 1 : 0;
+    const delay = Math.min(5_000, dec.crashes === 0 ? 0 : 100 * 2 ** (dec.crashes - 1));
+    process.emitWarning(`zeromq channel: decoder ${dec.index} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
+    setTimeout(() => {
+      if (this.#stopping) return;
+      this.#spawn(dec.index).catch((err: unknown) => process.emitWarning(String(err)));
+    }, delay).unref();
+  }
+
+  /** Drops a decoder: the job it held is lost (counted as dropped, not retried: it may be what killed it). */
+  #forget(key: string): void {
+    const peer = this.#peers.get(key);
+    if (!peer) return;
+    this.#peers.delete(key);
+    if (peer.job !== null) {
+      this.#limits.delete(peer.job);
+      this.#queue.abandon(peer.job);
+    }
+    this.#pump();
+  }
+
+  async #receive(): Promise<void> {
+    try {
+      for await (const parts of this.#router) this.#onMessage(parts);
+    } catch (err) {
+      if (!this.#router.closed) process.emitWarning(`zeromq channel: receive failed: ${(err as Error).message}`);
+    }
+  }
+
+  #onMessage(parts: Buffer[]): void {
+    const key = parts[0]!.toString('latin1');
+    let msg: ZmqFromDecoder;
+    try {
+      msg = JSON.parse(parts[1]!.toString('utf8')) as ZmqFromDecoder;
+    } catch {
+      process.emitWarning(`zeromq channel: ignoring a malformed message from decoder ${key}`);
+      return;
+    }
+    if (msg.type === 'bye') {
+      this.#forget(key);
+      return;
+    }
+    let peer = this.#peers.get(key);
+    if (!peer) {
+      const local = this.#locals.find((d) => d.routingId === key);
+      peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, jobSince: 0, local: local?.index };
+      this.#peers.set(key, peer);
+      if (local && !local.ready) {
+        local.ready = true;
+        local.onReady?.();
+      }
+    }
+    if (msg.type === 'ready') {
+      // A periodic re-announce can cross a job on the wire: only an idle or new decoder becomes idle.
+      if (peer.job === null) peer.idle = true;
+    } else {
+      const job = peer.job;
+      peer.job = null;
+      peer.idle = true;
+      if (job !== null && msg.job === job) this.#onResult(peer, job, msg, parts[2]);
+    }
+    this.#pump();
+  }
+
+  #onResult(peer: Peer, job: number, msg: Exclude<ZmqFromDecoder, { type: 'ready' | 'bye' }>, pixels: Buffer | undefined): void {
+    this.#limits.delete(job);
+    const entry = this.#queue.get(job);
+    const f = entry?.frame;
+    if (msg.type === 'decode-error') {
+      this.#queue.complete(job, { kind: 'error', failure: msg.failure });
+      return;
+    }
+    const h: FrameHeader = msg.header;
+    // A remote decoder is not trusted blindly: the frame must be the one asked for, with matching size.
+    const okSize = Number.isInteger(h.width) && Number.isInteger(h.height) && pixels !== undefined && pixels.length === h.width * h.height * 4;
+    if (!okSize || (f && (h.cameraId !== f.cameraId || h.seq !== f.seq))) {
+      const failure = {
+        type: 'decode-error' as const,
+        cameraId: f?.cameraId ?? h.cameraId,
+        seq: f?.seq ?? h.seq,
+        capturedAt: f?.capturedAt ?? h.capturedAt,
+        code: 'TC_ERR_DECODE_SIZE_MISMATCH',
+        message: `decoder ${peer.key} returned ${pixels?.length ?? 0} bytes for a ${h.width}x${h.height} frame of camera ${h.cameraId} seq ${h.seq}; check that it runs the same traffic-counter version`,
+      };
+      this.#queue.complete(job, { kind: 'error', failure });
+      return;
+    }
+    // Zero-copy: the Buffer wraps ZeroMQ's received message; it is freed when the frame is garbage.
+    const data = new Uint8Array(pixels!.buffer, pixels!.byteOffset, pixels!.byteLength);
+    this.#queue.complete(job, {
+      kind: 'frame',
+      frame: { cameraId: h.cameraId, seq: h.seq, capturedAt: h.capturedAt, width: h.width, height: h.height, data, decodeMs: h.decodeMs, release() {} },
+    });
+  }
+
+  #pump(): void {
+    if (this.#router.closed) return;
+    for (const peer of this.#peers.values()) {
+      if (!peer.idle) continue;
+      const entry = this.#queue.nextPending();
+      if (!entry) return;
+      this.#dispatch(peer, entry);
+    }
+  }
+
+  #dispatch(peer: Peer, entry: InFlightEntry): void {
+    const f = entry.frame;
+    const limits = this.#limits.get(entry.id)!;
+    const job: ZmqDecodeJob = { type: 'decode', job: entry.id, req: { type: 'decode', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits } };
+    entry.state = 'decoding';
+    entry.worker = peer.num;
+    peer.idle = false;
+    peer.job = entry.id;
+    peer.jobSince = Date.now();
+    const jpeg = Buffer.isBuffer(f.jpeg) ? f.jpeg : Buffer.from(f.jpeg.buffer, f.jpeg.byteOffset, f.jpeg.byteLength);
+    this.#router.send([peer.id, JSON.stringify(job), jpeg]).catch((err: unknown) => {
+      // The decoder went away (EHOSTUNREACH) or its pipe is full: the job never left, so it can go
+      // to another decoder.
+      if (peer.job !== entry.id) return;
+      this.#peers.delete(peer.key);
+      if (this.#queue.get(entry.id)?.state === 'decoding') entry.state = 'pending';
+      if (!this.#closing) process.emitWarning(`zeromq channel: cannot send to decoder ${peer.key} (${(err as Error).message}); forgetting it`);
+      this.#pump();
+    });
+  }
+
+  #checkTimeouts(): void {
+    const now = Date.now();
+    for (const peer of [...this.#peers.values()]) {
+      if (peer.job === null || now - peer.jobSince < this.#opts.decodeTimeoutMs) continue;
+      process.emitWarning(`zeromq channel: decoder ${peer.key} did not answer within ${this.#opts.decodeTimeoutMs} ms; dropping its frame`);
+      if (peer.local !== undefined) this.#locals[peer.local]?.proc.kill('SIGKILL'); // restarted on exit
+      this.#forget(peer.key);
+    }
+  }
+
+  submit(frame: JpegFrame, limits: DecodeLimits): void {
+    if (this.#closing || this.#queue.closed) return;
+    this.#submitted++;
+    const entry = this.#queue.push(frame);
+    this.#limits.set(entry.id, limits);
+    this.#pump();
+  }
+
+  next(): Promise<ChannelOutput | null> {
+    return this.#queue.next();
+  }
+
+  stats(): ChannelStats {
+    return {
+      channel: this.name,
+      submitted: this.#submitted,
+      delivered: this.#queue.delivered,
+      dropped: this.#queue.dropped,
+      decodeErrors: this.#queue.decodeErrors,
+      decoderRestarts: this.#restarts,
+      inFlight: this.#queue.size,
+    };
+  }
+
+  /** Connected decoders (local and remote). */
+  get decoderCount(): number {
+    return this.#peers.size;
+  }
+
+  /** Process ids of the local decoder children (for tests and stats). */
+  decoderPids(): number[] {
+    return this.#locals.filter((d) => d?.proc.pid !== undefined).map((d) => d.proc.pid!);
+  }
+
+  close(timeoutMs = 5_000): Promise<void> {
+    this.#closing ??= this.#close(timeoutMs);
+    return this.#closing;
+  }
+
+  async #close(timeoutMs: number): Promise<void> {
+    this.#queue.close();
+    const deadline = Date.now() + timeoutMs;
+    // Local decoders restarting after a crash are waited for too, within the same time limit; with only
+    // remote decoders and none connected, nothing can finish.
+    while (!this.#queue.idle && Date.now() < deadline && (this.#peers.size > 0 || this.#locals.length > 0)) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    this.#stopping = true;
+    this.#queue.dropUnfinished();
+    clearInterval(this.#watchdog);
+    await Promise.all(this.#locals.map((d) => (d ? stopChild(d.proc) : undefined)));
+    this.#router.close();
+    await this.#receiving;
+    if (this.#ipcFile) rmSync(this.#ipcFile, { force: true });
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+async function stopChild(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  if (proc.connected) proc.disconnect();
+  const t = setTimeout(() => proc.kill('SIGKILL'), 2_000);
+  await exited;
+  clearTimeout(t);
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

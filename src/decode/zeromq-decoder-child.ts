@@ -1,0 +1,20 @@
+// Entry of a local decoder process for the zeromq channel: argv = [endpoint, decoder, routingId, nice]. The IPC pipe
+// to the parent only ties lifetimes together: when the channel goes away, this process stops.
+
+import { runZeromqDecoder } from './zeromq-decoder.js';
+import type { DecoderName } from './decode-jpeg.js';
+import { lowerDecoderPriority } from './decoder-priority.js';
+
+const [connect, decoder, routingId, nice] = process.argv.slice(2);
+lowerDecoderPriority(Number(nice ?? 0));
+const ac = new AbortController();
+process.on('disconnect', () => ac.abort());
+process.on('SIGTERM', () => ac.abort());
+
+runZeromqDecoder({ connect: connect!, decoder: decoder as DecoderName, routingId, signal: ac.signal }).then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`zeromq decoder: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
