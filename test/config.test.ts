@@ -65,6 +65,10 @@ describe('config validation', () => {
     expect(validateConfig({ cameras: [camera({ url: undefined })] }, { requireUrl: false }).cameras[0]!.url).toBeUndefined();
   });
 
+  it('allows zero local decoders only for zeromq, where remote decoders connect', () => {
+    expect(validateConfig({ cameras: [camera()], channel: 'zeromq', decoders: 0, zeromqEndpoint: 'tcp://127.0.0.1:5555' }).decoders).toBe(0);
+  });
+
   it('guesses an MJPEG stream from the URL', () => {
     const cfg = validateConfig({ cameras: [camera({ url: 'http://127.0.0.1:9/stream.mjpg' })] });
     expect(cfg.cameras[0]!.kind).toBe('mjpeg');

@@ -24,7 +24,8 @@ Options:
   --db FILE          SQLite file (default ./data/counts.db or the config's "db")
   --channel C        ipc (default), zeromq or shared: how decoded frames reach the analyzer
   --decoder D        jpeg-js (default) or sharp
-  --decoders N       decoder processes/threads (default 1)
+  --decoders N       local decoder processes/threads (default 1; 0 with zeromq = remote decoders only)
+  --zeromq-endpoint E  ipc://PATH or tcp://HOST:PORT for --channel zeromq (remote decoders connect here)
   --http PORT        also serve the HTTP API and dashboard on 127.0.0.1:PORT (0 = any free port)
   --http-host HOST   bind address for --http (default 127.0.0.1)
   --seed N           simulator seed (only without --config/--camera; default 1)
@@ -73,7 +74,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         db: values.db,
         channel: values.channel,
         decoder: values.decoder,
-        decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, { min: 1, integer: true }),
+        decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, { min: 0, integer: true }),
         zeromqEndpoint: values['zeromq-endpoint'],
         httpHost: values['http-host'],
         httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, { min: 0, integer: true }),

@@ -183,14 +183,17 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
   if (raw.httpHost !== undefined && (typeof raw.httpHost !== 'string' || raw.httpHost.length === 0)) {
     throw new ConfigError(`httpHost: must be an address to bind, e.g. "127.0.0.1", got ${describe(raw.httpHost)}`);
   }
+  const channel = oneOf(raw, 'channel', '', d.channel, ['ipc', 'zeromq', 'shared'] as const);
+  // 0 local decoders makes sense only for zeromq, where remote `traffic-counter decoder` processes connect.
+  const decoders = num(raw, 'decoders', '', d.decoders, channel === 'zeromq' ? 0 : 1, 64, true);
   return Object.freeze({
     cameras,
     db: (raw.db as string | undefined) ?? d.db,
-    channel: oneOf(raw, 'channel', '', d.channel, ['ipc', 'zeromq', 'shared'] as const),
+    channel,
     ipcSerialization: oneOf(raw, 'ipcSerialization', '', d.ipcSerialization, ['advanced', 'json'] as const),
     zeromqEndpoint: (raw.zeromqEndpoint as string | undefined) ?? d.zeromqEndpoint,
     decoder: oneOf(raw, 'decoder', '', d.decoder, ['jpeg-js', 'sharp'] as const),
-    decoders: num(raw, 'decoders', '', d.decoders, 1, 64, true),
+    decoders,
     maxFramesInFlight: num(raw, 'maxFramesInFlight', '', d.maxFramesInFlight, 1, 64, true),
     flushIntervalMs: num(raw, 'flushIntervalMs', '', d.flushIntervalMs, 50, 60_000),
     httpHost: (raw.httpHost as string | undefined) ?? d.httpHost,
