@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../dist/src/store/sqlite-driver.js';
 import { expect, onTestFinished, test } from 'vitest';
 import type { CrossingEvent } from '../dist/src/analyze/analyzer-types.js';
 import { CountStore } from '../dist/src/store/index.js';

@@ -2,7 +2,7 @@
 // start before the daemon has created the file, and never creates or migrates anything.
 
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import { Database } from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { QueryError, StoreError } from '../errors.js';
 import { checkNotNewer } from './migrations.js';

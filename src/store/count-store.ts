@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import type { CrossingEvent, VehicleClass } from '../analyze/analyzer-types.js';
 import { StoreError, TrafficCounterError } from '../errors.js';
