@@ -4,7 +4,7 @@
 import type { Config, CameraConfig } from './config/config-types.js';
 import type { CrossingEvent } from './analyze/analyzer-types.js';
 import { CameraAnalyzer } from './analyze/camera-analyzer.js';
-import { createChannel } from './channel/create-channel.js';
+import { createChannelFor } from './channel/create-channel.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
 import { CountStore } from './store/count-store.js';
 import { createSource } from './source/create-source.js';
@@ -72,13 +72,7 @@ export class Daemon implements AsyncDisposable {
       flushIntervalMs: config.flushIntervalMs,
       onError: (err: unknown) => log.warn(`store: ${(err as Error).message} (kept in memory, will retry)`),
     });
-    const channel = createChannel(config.channel, {
-      maxInFlight: config.maxFramesInFlight,
-      decoders: config.decoders,
-      decoder: config.decoder,
-      ipcSerialization: config.ipcSerialization,
-      zeromqEndpoint: config.zeromqEndpoint,
-    });
+    const channel = createChannelFor(config);
     try {
       await channel.start();
     } catch (err) {

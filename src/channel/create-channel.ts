@@ -1,6 +1,7 @@
 // Picks the FrameChannel implementation named by --channel / the config ("ipc", "zeromq" or "shared").
 
 import { ConfigError } from '../errors.js';
+import type { Config } from '../config/config-types.js';
 import type { FrameChannel } from './frame-channel.js';
 import { IpcChannel } from './ipc-channel.js';
 import { SharedMemoryChannel } from './shared-memory-channel.js';
@@ -35,4 +36,15 @@ export function createChannel(name: ChannelName, opts: CreateChannelOptions): Fr
     default:
       throw new ConfigError(`channel: must be "ipc", "zeromq" or "shared", got "${String(name)}"`);
   }
+}
+
+/** The channel a validated config asks for (the daemon and offline replay use the same one). */
+export function createChannelFor(config: Config): FrameChannel {
+  return createChannel(config.channel, {
+    maxInFlight: config.maxFramesInFlight,
+    decoders: config.decoders,
+    decoder: config.decoder,
+    ipcSerialization: config.ipcSerialization,
+    zeromqEndpoint: config.zeromqEndpoint,
+  });
 }

@@ -2,6 +2,7 @@
 // Policy: at most `max` frames between submit() and delivery; a new frame beyond that drops the oldest
 // undelivered one (a live camera wants the newest frame). Delivery is in submission order.
 
+import type { ChannelStats } from './frame-channel.js';
 import type { ChannelOutput, JpegFrame } from './messages.js';
 
 export type EntryState = 'pending' | 'decoding' | 'done';
@@ -22,6 +23,7 @@ export class InFlightQueue {
   readonly #onDrop: (entry: InFlightEntry) => void;
   #nextId = 1;
   #closed = false;
+  submitted = 0;
   dropped = 0;
   delivered = 0;
   decodeErrors = 0;
@@ -42,6 +44,7 @@ export class InFlightQueue {
 
   /** Adds a frame; if the queue is full, the oldest entry is dropped first. Returns the new entry. */
   push(frame: JpegFrame): InFlightEntry {
+    this.submitted++;
     while (this.#entries.length >= this.#max) this.#dropOldest();
     const entry: InFlightEntry = { id: this.#nextId++, frame, state: 'pending' };
     this.#entries.push(entry);
@@ -127,6 +130,19 @@ export class InFlightQueue {
   dropUnfinished(): void {
     for (const e of [...this.#entries]) if (e.state !== 'done') this.abandon(e.id);
     this.#deliver();
+  }
+
+  /** The channel-independent part of ChannelStats, from this queue's counters. */
+  stats(channel: string, decoderRestarts: number): ChannelStats {
+    return {
+      channel,
+      submitted: this.submitted,
+      delivered: this.delivered,
+      dropped: this.dropped,
+      decodeErrors: this.decodeErrors,
+      decoderRestarts,
+      inFlight: this.size,
+    };
   }
 
   /** True when nothing is waiting for or at a decoder. */

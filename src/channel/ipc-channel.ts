@@ -36,7 +36,6 @@ export class IpcChannel implements FrameChannel {
   readonly #queue: InFlightQueue;
   readonly #limits = new Map<number, DecodeLimits>();
   readonly #decoders: Decoder[] = [];
-  #submitted = 0;
   #restarts = 0;
   #closing: Promise<void> | undefined;
   /** Set once the drain is over: from then on a dead decoder is not replaced. */
@@ -168,7 +167,6 @@ export class IpcChannel implements FrameChannel {
 
   submit(frame: JpegFrame, limits: DecodeLimits): void {
     if (this.#closing || this.#queue.closed) return;
-    this.#submitted++;
     const entry = this.#queue.push(frame);
     this.#limits.set(entry.id, limits);
     this.#pump();
@@ -179,15 +177,7 @@ export class IpcChannel implements FrameChannel {
   }
 
   stats(): ChannelStats {
-    return {
-      channel: this.name,
-      submitted: this.#submitted,
-      delivered: this.#queue.delivered,
-      dropped: this.#queue.dropped,
-      decodeErrors: this.#queue.decodeErrors,
-      decoderRestarts: this.#restarts,
-      inFlight: this.#queue.size,
-    };
+    return this.#queue.stats(this.name, this.#restarts);
   }
 
   /** Process ids of the decoder children (for tests and stats). */

@@ -43,7 +43,6 @@ export class SharedMemoryChannel implements FrameChannel {
   readonly #slotJob: number[];
   #pool: Piscina<SharedDecodeTask, void> | undefined;
   #running = 0;
-  #submitted = 0;
   #created = 0;
   #started: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
@@ -217,7 +216,6 @@ export class SharedMemoryChannel implements FrameChannel {
 
   submit(frame: JpegFrame, limits: DecodeLimits): void {
     if (this.#closing || this.#queue.closed) return;
-    this.#submitted++;
     const entry = this.#queue.push(frame);
     this.#limits.set(entry.id, limits);
     this.#pump();
@@ -228,15 +226,8 @@ export class SharedMemoryChannel implements FrameChannel {
   }
 
   stats(): ChannelStats {
-    return {
-      channel: this.name,
-      submitted: this.#submitted,
-      delivered: this.#queue.delivered,
-      dropped: this.#queue.dropped,
-      decodeErrors: this.#queue.decodeErrors,
-      decoderRestarts: Math.max(0, this.#created - this.#opts.decoders),
-      inFlight: this.#queue.size,
-    };
+    // piscina replaces a crashed thread silently: threads created beyond the pool size are restarts.
+    return this.#queue.stats(this.name, Math.max(0, this.#created - this.#opts.decoders));
   }
 
   /** The decoder threads (for diagnostics and tests; terminating one simulates a crash). */

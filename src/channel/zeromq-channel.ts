@@ -71,7 +71,6 @@ export class ZeromqChannel implements FrameChannel {
   #bindEndpoint: string;
   #connectEndpoint = '';
   #peerNum = 0;
-  #submitted = 0;
   #restarts = 0;
   #started: Promise<void> | undefined;
   #startDone = false;
@@ -306,7 +305,6 @@ export class ZeromqChannel implements FrameChannel {
 
   submit(frame: JpegFrame, limits: DecodeLimits): void {
     if (this.#closing || this.#queue.closed) return;
-    this.#submitted++;
     const entry = this.#queue.push(frame);
     this.#limits.set(entry.id, limits);
     this.#pump();
@@ -317,15 +315,7 @@ export class ZeromqChannel implements FrameChannel {
   }
 
   stats(): ChannelStats {
-    return {
-      channel: this.name,
-      submitted: this.#submitted,
-      delivered: this.#queue.delivered,
-      dropped: this.#queue.dropped,
-      decodeErrors: this.#queue.decodeErrors,
-      decoderRestarts: this.#restarts,
-      inFlight: this.#queue.size,
-    };
+    return this.#queue.stats(this.name, this.#restarts);
   }
 
   /** Connected decoders (local and remote). */

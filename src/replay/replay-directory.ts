@@ -5,7 +5,7 @@ import type { Config } from '../config/config-types.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
 import { DirectorySource } from '../source/directory-source.js';
-import { createChannel } from '../channel/create-channel.js';
+import { createChannelFor } from '../channel/create-channel.js';
 import type { ChannelOutput } from '../channel/messages.js';
 
 const DRAIN_TIMEOUT_MS = 60_000; // offline: give the decoders time to finish every frame
@@ -33,13 +33,7 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
     maxMegapixels: Math.max(...config.cameras.map((c) => c.maxMegapixels)),
     maxDecodeMemoryMB: Math.max(...config.cameras.map((c) => c.maxDecodeMemoryMB)),
   };
-  const channel = createChannel(config.channel, {
-    maxInFlight: config.maxFramesInFlight,
-    decoders: config.decoders,
-    decoder: config.decoder,
-    ipcSerialization: config.ipcSerialization,
-    zeromqEndpoint: config.zeromqEndpoint,
-  });
+  const channel = createChannelFor(config);
   const result: ReplayResult = { frames: 0, decodeErrors: 0, cameras: [] };
   const consume = (out: ChannelOutput | null): void => {
     if (out === null) return;
