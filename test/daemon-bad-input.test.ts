@@ -38,7 +38,9 @@ describe('daemon with a misbehaving camera', () => {
     onTestFinished(() => sim.close());
     let mode: Mode = 'pass';
     const stalled = new Set<ServerResponse>();
+    const served = new Map<Mode, number>();
     const proxy = createServer(async (req, res) => {
+      served.set(mode, (served.get(mode) ?? 0) + 1);
       const upstream = await fetch(`${sim.url}/snapshot.jpg`);
       const body = Buffer.from(await upstream.arrayBuffer());
       const simTime = upstream.headers.get('x-sim-time');
@@ -98,13 +100,21 @@ describe('daemon with a misbehaving camera', () => {
     const analysedBefore = daemon.stats().cameras[0]!.framesAnalysed;
     expect(before).toBeGreaterThan(0);
 
+    // Each fault lasts until the daemon has actually met it (a loaded machine polls late), then a little more.
     for (const m of ['truncated', 'garbage', 'http500', 'stall', 'huge'] as const) {
       mode = m;
-      await sleep(m === 'stall' ? 3 : 2);
+      for (const deadline = Date.now() + 30_000; (served.get(m) ?? 0) === 0 && Date.now() < deadline; ) await sleep(0.1);
+      await sleep(m === 'stall' ? 2 : 1);
     }
     mode = 'pass';
     const afterFaults = daemon.stats().cameras[0]!;
-    await sleep(15);
+    // Still counting after the faults: wait (bounded) for new frames to be analysed. A loaded 2-core CI
+    // machine may be slow, so this waits for an outcome instead of assuming a frame rate.
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
+      await sleep(2);
+      daemon.flush();
+      if (daemon.stats().cameras[0]!.framesAnalysed >= afterFaults.framesAnalysed + 10 && totalStored(db) > before) break;
+    }
     const stats = daemon.stats().cameras[0]!;
 
     // Every fault was seen and classified.
@@ -113,10 +123,10 @@ describe('daemon with a misbehaving camera', () => {
     );
     expect(Object.keys(stats.source.errorsByCode)).toEqual(expect.arrayContaining(['TC_ERR_SOURCE_HTTP', 'TC_ERR_SOURCE_TIMEOUT']));
     // Still counting after the faults: new frames analysed and the store keeps growing.
-    expect(stats.framesAnalysed).toBeGreaterThan(afterFaults.framesAnalysed + 10);
+    expect(stats.framesAnalysed).toBeGreaterThanOrEqual(afterFaults.framesAnalysed + 10);
     expect(stats.framesAnalysed).toBeGreaterThan(analysedBefore);
     await daemon.close();
     const after = totalStored(db);
     expect(after).toBeGreaterThan(before);
-  }, 150_000);
+  }, 240_000);
 });
