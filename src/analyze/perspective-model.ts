@@ -4,6 +4,9 @@
 const BANDS = 8;
 const PER_BAND = 48; // recent samples kept per band
 const MIN_SAMPLES = 12; // total samples before the model is used
+// Blobs below this × the area-weighted median size of their band are fragments (a roof, a bonnet) and do
+// not vote; the floor also bounds how far below the area-weighted median the typical vehicle can fall.
+const FRAGMENT_FRAC = 0.6;
 
 export class PerspectiveModel {
   private readonly y0: number;
@@ -98,10 +101,14 @@ export class PerspectiveModel {
       // Area-weighted medians: one vehicle broken into several fragments (a dark car, a windscreen the colour
       // of the road) casts many small votes; weighting by area keeps the typical size that of whole vehicles,
       // so a bad start cannot teach a too-small vehicle that then splits every blob (a self-reinforcing loop).
+      // That median leans towards the biggest blobs, though (lorries, and vehicles that stayed one blob with
+      // the one ahead or beside), which would teach a typical vehicle twice a car: so it only sets the floor
+      // below which a blob is a fragment, and every blob above the floor then votes once.
       const sizes = this.sizes[i]!;
-      ss.push(weightedMedian(sizes, sizes, n));
-      ws.push(weightedMedian(this.widths[i]!, sizes, n));
-      hs.push(weightedMedian(this.heights[i]!, sizes, n));
+      const floor = FRAGMENT_FRAC * weightedMedian(sizes, sizes, n);
+      ss.push(medianAbove(sizes, sizes, n, floor));
+      ws.push(medianAbove(this.widths[i]!, sizes, n, floor));
+      hs.push(medianAbove(this.heights[i]!, sizes, n, floor));
       wt.push(n);
     }
     if (ys.length === 0) return;
@@ -111,6 +118,14 @@ export class PerspectiveModel {
     this.a = a; this.b = b; this.c = c; this.d = d; this.e = e; this.f = f;
     this.minSize = 0.25 * Math.min(...ss);
   }
+}
+
+/** Plain median of values[i] over the i < n whose sizes[i] reach floor. */
+function medianAbove(values: Float64Array, sizes: Float64Array, n: number, floor: number): number {
+  const kept: number[] = [];
+  for (let i = 0; i < n; i++) if (sizes[i]! >= floor) kept.push(values[i]!);
+  kept.sort((p, q) => p - q);
+  return kept[(kept.length - 1) >> 1]!;
 }
 
 /** Median of values[0..n) where each value weighs sizes[i]² (its blob's area). */
