@@ -17,6 +17,7 @@ Options:
   --seed N         traffic seed (default 1)
   --scenario S     ${SCENARIOS.join(', ')} (default default)
   --fps N          MJPEG stream frame rate (default 2)
+  --exit-with-parent  stop when standard input closes (used when another process starts the simulator)
   -h, --help       this help
 `;
 
@@ -27,6 +28,7 @@ export async function cameraSimCommand(argv: string[]): Promise<number> {
     seed: { type: 'string' },
     scenario: { type: 'string' },
     fps: { type: 'string' },
+    'exit-with-parent': { type: 'boolean' },
   });
   if (values.help) {
     process.stdout.write(HELP);
@@ -47,6 +49,10 @@ export async function cameraSimCommand(argv: string[]): Promise<number> {
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
+    if (values['exit-with-parent']) {
+      // The parent holds our stdin open; it closes when the parent exits, even if it crashed.
+      process.stdin.on('end', resolve).on('close', resolve).resume();
+    }
   });
   await sim.close();
   return 0;

@@ -8,7 +8,8 @@ import { ChannelError } from '../errors.js';
 const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 
 export async function spawnCameraSim(seed: number, timeoutMs = 15_000): Promise<{ url: string; close(): Promise<void> }> {
-  const proc = spawn(process.execPath, [MAIN, 'camera-sim', '--seed', String(seed)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // --exit-with-parent: the simulator stops when our end of its stdin closes, so it never outlives a crashed parent.
+  const proc = spawn(process.execPath, [MAIN, 'camera-sim', '--seed', String(seed), '--exit-with-parent'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => fail(`did not start within ${timeoutMs} ms`), timeoutMs);
@@ -26,6 +27,7 @@ export async function spawnCameraSim(seed: number, timeoutMs = 15_000): Promise<
       }
     });
     proc.once('exit', (code) => fail(`exited with code ${code}`));
+    proc.stdin!.on('error', () => {}); // EPIPE if the simulator has already gone: its exit is what matters
     proc.once('error', (err) => fail(err.message));
   });
   proc.stdout!.resume();
@@ -34,6 +36,7 @@ export async function spawnCameraSim(seed: number, timeoutMs = 15_000): Promise<
     url,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        proc.stdin!.destroy(); // our end of the pipe; it would otherwise keep this process alive
         if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
         proc.once('exit', () => resolve());
         proc.kill('SIGTERM');
