@@ -27,13 +27,14 @@ describe('poll slots during an outage', () => {
 
     await take(source.frames(ac.signal), 1);
 
-    expect(slots).toHaveLength(40);
+    // A timer that fired late reports every slot it overslept in one go, so a few may follow the abort.
+    expect(slots.length).toBeGreaterThanOrEqual(40);
     // One slot per interval on a fixed grid: none skipped, none doubled.
     for (let i = 1; i < slots.length; i++) expect(slots[i] - slots[i - 1]).toBe(P);
     // Backing off, the source made far fewer requests than there were slots.
     const { requests, errorsByCode } = source.stats();
     expect(requests).toBeGreaterThan(0);
-    expect(requests).toBeLessThan(slots.length / 2);
+    expect(requests).toBeLessThan(20);
     // Every request failed (the last may still have been in flight when the test stopped).
     expect(errorsByCode.TC_ERR_SOURCE_HTTP).toBeGreaterThanOrEqual(requests - 1);
   });
