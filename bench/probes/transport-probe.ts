@@ -15,7 +15,7 @@ import { ZMQ_SOCKET_DEFAULTS } from '../../src/decode/zeromq-decoder.js';
 import { toUint8Array } from '../../src/decode/ipc-bytes.js';
 import { InFlightQueue } from '../../src/channel/in-flight-queue.js';
 import { SharedFrameRing, SLOT_FREE, SLOT_READY } from '../../src/channel/shared-frame-ring.js';
-import { FRAME_BYTES, cpuMs, hrNow, peakRssMB, probeMain, sleep, summarize, syntheticFrame } from '../bench-util.js';
+import { FRAME_BYTES, LIMITS, cpuMs, hrNow, peakRssMB, probeMain, sleep, summarize, syntheticFrame } from '../bench-util.js';
 import { CTL, CTL_WORDS, OP_BURST, OP_GO, OP_STOP, OP_STREAM, SMALL_RING } from './shared-probe-layout.js';
 
 export type Mechanism =
@@ -413,7 +413,7 @@ function inProcessLink(): Link {
   const queue = new InFlightQueue(64);
   const jf = { cameraId: 'c', seq: 0, capturedAt: 0, jpeg: new Uint8Array(1) };
   const handOff = async (): Promise<bigint> => {
-    const e = queue.push(jf);
+    const e = queue.push(jf, LIMITS);
     const next = queue.next();
     const t0 = hrNow();
     queue.complete(e.id, { kind: 'frame', frame: { cameraId: 'c', seq: 0, capturedAt: 0, width: 1280, height: 720, data: frame, decodeMs: 0, release() {} } });

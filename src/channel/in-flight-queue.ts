@@ -1,15 +1,19 @@
 // The bounded, ordered set of frames a channel has in flight, shared by every FrameChannel implementation.
 // Policy: at most `max` frames between submit() and delivery; a new frame beyond that drops the oldest
 // undelivered one (a live camera wants the newest frame). Delivery is in submission order.
+// Everything a channel knows about a frame lives on its entry, so it goes when the entry leaves the queue
+// (delivered, dropped or abandoned) and no channel keeps a side table to clean up.
 
 import type { ChannelStats } from './frame-channel.js';
-import type { ChannelOutput, JpegFrame } from './messages.js';
+import type { ChannelOutput, DecodeLimits, JpegFrame } from './messages.js';
 
 export type EntryState = 'pending' | 'decoding' | 'done';
 
 export interface InFlightEntry {
   readonly id: number;
   readonly frame: JpegFrame;
+  /** What the decoder must enforce on this frame, as given to submit(). */
+  readonly limits: DecodeLimits;
   state: EntryState;
   output?: ChannelOutput;
   /** Set by the channel when it hands the entry to a decoder (e.g. which child). */
@@ -20,7 +24,6 @@ export class InFlightQueue {
   readonly #max: number;
   readonly #entries: InFlightEntry[] = [];
   readonly #waiters: ((out: ChannelOutput | null) => void)[] = [];
-  readonly #onDrop: (entry: InFlightEntry) => void;
   #nextId = 1;
   #closed = false;
   submitted = 0;
@@ -28,10 +31,9 @@ export class InFlightQueue {
   delivered = 0;
   decodeErrors = 0;
 
-  constructor(max: number, onDrop: (entry: InFlightEntry) => void = () => {}) {
+  constructor(max: number) {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxInFlight must be an integer >= 1, got ${max}`);
     this.#max = max;
-    this.#onDrop = onDrop;
   }
 
   get size(): number {
@@ -42,11 +44,21 @@ export class InFlightQueue {
     return this.#closed;
   }
 
+  /**
+   * FrameChannel.submit() for every channel: ignored once the channel is closing (the queue closes first
+   * thing in close()); otherwise the frame is queued and `pump` offers it to an idle decoder at once.
+   */
+  submit(frame: JpegFrame, limits: DecodeLimits, pump: () => void): void {
+    if (this.#closed) return;
+    this.push(frame, limits);
+    pump();
+  }
+
   /** Adds a frame; if the queue is full, the oldest entry is dropped first. Returns the new entry. */
-  push(frame: JpegFrame): InFlightEntry {
+  push(frame: JpegFrame, limits: DecodeLimits): InFlightEntry {
     this.submitted++;
     while (this.#entries.length >= this.#max) this.#dropOldest();
-    const entry: InFlightEntry = { id: this.#nextId++, frame, state: 'pending' };
+    const entry: InFlightEntry = { id: this.#nextId++, frame, limits, state: 'pending' };
     this.#entries.push(entry);
     return entry;
   }
@@ -56,7 +68,6 @@ export class InFlightQueue {
     if (!entry) return;
     this.dropped++;
     if (entry.output?.kind === 'frame') entry.output.frame.release();
-    this.#onDrop(entry);
   }
 
   /** The oldest entry not yet handed to a decoder. */

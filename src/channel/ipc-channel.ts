@@ -34,7 +34,6 @@ export class IpcChannel implements FrameChannel {
   readonly name: string;
   readonly #opts: Required<IpcChannelOptions>;
   readonly #queue: InFlightQueue;
-  readonly #limits = new Map<number, DecodeLimits>();
   readonly #decoders: Decoder[] = [];
   #restarts = 0;
   #closing: Promise<void> | undefined;
@@ -47,7 +46,7 @@ export class IpcChannel implements FrameChannel {
     // `?? default` rather than spread defaults: createChannel passes undefined for unset options.
     this.#opts = { ...opts, serialization: opts.serialization ?? 'advanced', startTimeoutMs: opts.startTimeoutMs ?? 15_000, decoderNice: opts.decoderNice ?? DECODER_NICE };
     this.name = `ipc-${this.#opts.serialization}`;
-    this.#queue = new InFlightQueue(opts.maxInFlight, (e) => this.#limits.delete(e.id));
+    this.#queue = new InFlightQueue(opts.maxInFlight);
   }
 
   async start(): Promise<void> {
@@ -99,7 +98,6 @@ export class IpcChannel implements FrameChannel {
 
   #onResult(dec: Decoder, msg: Exclude<IpcFromChild, { type: 'ready' }>): void {
     dec.job = null;
-    this.#limits.delete(msg.job);
     let out: ChannelOutput;
     if (msg.type === 'frame') {
       const h = msg.header;
@@ -122,7 +120,6 @@ export class IpcChannel implements FrameChannel {
       // The frame it was decoding is lost with it; count it as dropped rather than retrying a
       // frame that may be what crashed the decoder.
       this.#queue.abandon(dec.job);
-      this.#limits.delete(dec.job);
       dec.job = null;
     }
     // During start() a dead decoder fails start() instead; afterwards it is always replaced.
@@ -149,12 +146,11 @@ export class IpcChannel implements FrameChannel {
 
   #dispatch(dec: Decoder, entry: InFlightEntry): void {
     const f = entry.frame;
-    const limits = this.#limits.get(entry.id)!;
     entry.state = 'decoding';
     entry.worker = dec.index;
     dec.job = entry.id;
     const jpeg = Buffer.isBuffer(f.jpeg) ? f.jpeg : Buffer.from(f.jpeg.buffer, f.jpeg.byteOffset, f.jpeg.byteLength);
-    const msg: IpcToChild = { type: 'decode', job: entry.id, req: { type: 'decode', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits }, jpeg };
+    const msg: IpcToChild = { type: 'decode', job: entry.id, req: { type: 'decode', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits }, jpeg };
     // One job per child at a time: the next is sent only after this frame comes back, so the IPC pipe
     // never holds more than one JPEG per decoder.
     dec.proc.send(msg, undefined, {}, (err) => {
@@ -166,10 +162,7 @@ export class IpcChannel implements FrameChannel {
   }
 
   submit(frame: JpegFrame, limits: DecodeLimits): void {
-    if (this.#closing || this.#queue.closed) return;
-    const entry = this.#queue.push(frame);
-    this.#limits.set(entry.id, limits);
-    this.#pump();
+    this.#queue.submit(frame, limits, () => this.#pump());
   }
 
   next(): Promise<ChannelOutput | null> {

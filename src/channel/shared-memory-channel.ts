@@ -38,7 +38,6 @@ export class SharedMemoryChannel implements FrameChannel {
   readonly #opts: FrameChannelOptions & typeof DEFAULTS;
   readonly #queue: InFlightQueue;
   readonly #ring: SharedFrameRing;
-  readonly #limits = new Map<number, DecodeLimits>();
   /** In-flight entry id whose frame is in each slot (0 = none). */
   readonly #slotJob: number[];
   #pool: Piscina<SharedDecodeTask, void> | undefined;
@@ -55,7 +54,7 @@ export class SharedMemoryChannel implements FrameChannel {
       throw new RangeError(`shared channel: maxFrameWidth/maxFrameHeight must be positive integers, got ${w}x${h}`);
     }
     if (!Number.isInteger(opts.decoders) || opts.decoders < 1) throw new RangeError(`shared channel: decoders must be an integer >= 1, got ${opts.decoders}`);
-    this.#queue = new InFlightQueue(opts.maxInFlight, (e) => this.#limits.delete(e.id));
+    this.#queue = new InFlightQueue(opts.maxInFlight);
     this.#ring = SharedFrameRing.create(opts.maxInFlight + heldFrames, w * h * 4);
     this.#slotJob = new Array<number>(this.#ring.slotCount).fill(0);
   }
@@ -131,7 +130,6 @@ export class SharedMemoryChannel implements FrameChannel {
     const id = this.#slotJob[slot]!;
     const entry = this.#queue.get(id);
     this.#running--;
-    this.#limits.delete(id);
     if (state === SLOT_FAILED) {
       const { code, message } = this.#ring.readError(slot);
       this.#freeSlot(slot);
@@ -192,8 +190,7 @@ export class SharedMemoryChannel implements FrameChannel {
     this.#slotJob[slot] = entry.id;
     this.#ring.setState(slot, SLOT_DECODING);
     this.#running++;
-    const limits = this.#limits.get(entry.id)!;
-    const req = { type: 'decode' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits };
+    const req = { type: 'decode' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits };
     pool.run({ type: 'decode', slot, req, jpeg: f.jpeg }).catch((err: unknown) => this.#onTaskFailed(slot, entry.id, err));
   }
 
@@ -207,7 +204,6 @@ export class SharedMemoryChannel implements FrameChannel {
     }
     this.#running--;
     this.#freeSlot(slot);
-    this.#limits.delete(id);
     // Not retried: the frame may be what killed the decoder. Counted as dropped.
     this.#queue.abandon(id);
     if (!this.#closing) process.emitWarning(`shared channel: decoder thread failed (${(err as Error)?.message ?? String(err)}); piscina restarts it`);
@@ -215,10 +211,7 @@ export class SharedMemoryChannel implements FrameChannel {
   }
 
   submit(frame: JpegFrame, limits: DecodeLimits): void {
-    if (this.#closing || this.#queue.closed) return;
-    const entry = this.#queue.push(frame);
-    this.#limits.set(entry.id, limits);
-    this.#pump();
+    this.#queue.submit(frame, limits, () => this.#pump());
   }
 
   next(): Promise<ChannelOutput | null> {

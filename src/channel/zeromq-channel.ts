@@ -63,7 +63,6 @@ export class ZeromqChannel implements FrameChannel {
   readonly name: string;
   readonly #opts: Required<ZeromqChannelOptions>;
   readonly #queue: InFlightQueue;
-  readonly #limits = new Map<number, DecodeLimits>();
   readonly #peers = new Map<string, Peer>();
   readonly #locals: LocalDecoder[] = [];
   readonly #router: Router;
@@ -95,7 +94,7 @@ export class ZeromqChannel implements FrameChannel {
     // ZeroMQ spells "any free port" as '*'.
     this.#bindEndpoint = ep.replace(/:0$/, ':*');
     this.name = `zeromq-${ep.startsWith('tcp://') ? 'tcp' : 'ipc'}`;
-    this.#queue = new InFlightQueue(opts.maxInFlight, (e) => this.#limits.delete(e.id));
+    this.#queue = new InFlightQueue(opts.maxInFlight);
     this.#router = new Router({
       ...ZMQ_SOCKET_DEFAULTS,
       mandatory: true, // a job for a vanished decoder fails at once (EHOSTUNREACH) instead of vanishing
@@ -181,10 +180,7 @@ export class ZeromqChannel implements FrameChannel {
     const peer = this.#peers.get(key);
     if (!peer) return;
     this.#peers.delete(key);
-    if (peer.job !== null) {
-      this.#limits.delete(peer.job);
-      this.#queue.abandon(peer.job);
-    }
+    if (peer.job !== null) this.#queue.abandon(peer.job);
     this.#pump();
   }
 
@@ -232,7 +228,6 @@ export class ZeromqChannel implements FrameChannel {
   }
 
   #onResult(peer: Peer, job: number, msg: Exclude<ZmqFromDecoder, { type: 'ready' | 'bye' }>, pixels: Buffer | undefined): void {
-    this.#limits.delete(job);
     const entry = this.#queue.get(job);
     const f = entry?.frame;
     if (msg.type === 'decode-error') {
@@ -274,8 +269,7 @@ export class ZeromqChannel implements FrameChannel {
 
   #dispatch(peer: Peer, entry: InFlightEntry): void {
     const f = entry.frame;
-    const limits = this.#limits.get(entry.id)!;
-    const job: ZmqDecodeJob = { type: 'decode', job: entry.id, req: { type: 'decode', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits } };
+    const job: ZmqDecodeJob = { type: 'decode', job: entry.id, req: { type: 'decode', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits } };
     entry.state = 'decoding';
     entry.worker = peer.num;
     peer.idle = false;
@@ -304,10 +298,7 @@ export class ZeromqChannel implements FrameChannel {
   }
 
   submit(frame: JpegFrame, limits: DecodeLimits): void {
-    if (this.#closing || this.#queue.closed) return;
-    const entry = this.#queue.push(frame);
-    this.#limits.set(entry.id, limits);
-    this.#pump();
+    this.#queue.submit(frame, limits, () => this.#pump());
   }
 
   next(): Promise<ChannelOutput | null> {

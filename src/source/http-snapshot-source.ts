@@ -6,34 +6,23 @@ import { createHash } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 
 import type { JpegFrame } from '../channel/messages.js';
-import { ConfigError, SourceError } from '../errors.js';
+import { SourceError } from '../errors.js';
 import { abortableSleep } from './abortable-sleep.js';
-import { Backoff } from './backoff.js';
-import { createCameraAgent } from './camera-agent.js';
+import type { Backoff } from './backoff.js';
 import { discardBody } from './discard-body.js';
-import { parseCameraUrl, type CameraUrl } from './camera-url.js';
-import type { FrameSource, SlotEvents, SourceEvents, SourceStats } from './frame-source.js';
+import type { CameraUrl } from './camera-url.js';
+import type { FrameSource, SourceStats } from './frame-source.js';
+import { setUpHttpSource, type HttpSourceOptions } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { classifyRequestError, httpStatusError, isClearlyNotImage, notAnImageError, tooLargeError } from './request-errors.js';
-import { SlotClock } from './slot-clock.js';
-import { SourceStatsRecorder } from './source-stats-recorder.js';
+import type { SlotClock } from './slot-clock.js';
+import type { SourceStatsRecorder } from './source-stats-recorder.js';
 
-export interface HttpSnapshotSourceOptions extends SourceEvents, SlotEvents {
-  readonly cameraId: string;
-  readonly url: string;
+export interface HttpSnapshotSourceOptions extends HttpSourceOptions {
   /** Request k is due at t0 + k·pollIntervalMs. */
   readonly pollIntervalMs: number;
   /** Whole request, headers and body. */
   readonly timeoutMs: number;
-  readonly maxBodyBytes: number;
-  readonly backoffInitialMs: number;
-  readonly backoffMaxMs: number;
-  /** Use this dispatcher instead of a private keep-alive Agent (it is then not closed by close()). */
-  readonly dispatcher?: Dispatcher;
-  /** Clock (ms epoch) for scheduling and capturedAt; injectable for tests. */
-  readonly now?: () => number;
-  /** Random source for the backoff jitter; injectable for tests. */
-  readonly random?: () => number;
 }
 
 /** How long close() waits for the Agent to finish before destroying its sockets. */
@@ -50,12 +39,6 @@ type Outcome =
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-function checkPositive(cameraId: string, name: string, value: number): void {
-  if (!(value > 0) || !Number.isFinite(value)) {
-    throw new ConfigError(`camera ${cameraId}: ${name} must be a positive number, got ${value}`);
-  }
 }
 
 export class HttpSnapshotSource implements FrameSource {
@@ -81,17 +64,9 @@ export class HttpSnapshotSource implements FrameSource {
 
   constructor(opts: HttpSnapshotSourceOptions) {
     this.cameraId = opts.cameraId;
-    checkPositive(opts.cameraId, 'pollIntervalMs', opts.pollIntervalMs);
-    checkPositive(opts.cameraId, 'timeoutMs', opts.timeoutMs);
-    checkPositive(opts.cameraId, 'maxBodyBytes', opts.maxBodyBytes);
-    this.#url = parseCameraUrl(opts.cameraId, opts.url);
     this.#opts = opts;
-    this.#now = opts.now ?? Date.now;
-    this.#backoff = new Backoff({ initialMs: opts.backoffInitialMs, maxMs: opts.backoffMaxMs, random: opts.random });
-    this.#clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now: this.#now, onSlot: opts.onSlot });
-    this.#stats = new SourceStatsRecorder(opts, this.#now);
-    this.#ownsDispatcher = opts.dispatcher === undefined;
-    this.#dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs);
+    ({ url: this.#url, now: this.#now, backoff: this.#backoff, clock: this.#clock, stats: this.#stats, dispatcher: this.#dispatcher, ownsDispatcher: this.#ownsDispatcher } =
+      setUpHttpSource(opts));
   }
 
   stats(): SourceStats {

@@ -4,34 +4,26 @@
 import { request, type Dispatcher } from 'undici';
 
 import type { JpegFrame } from '../channel/messages.js';
-import { ConfigError, SourceError } from '../errors.js';
+import { SourceError } from '../errors.js';
 import { abortableSleep } from './abortable-sleep.js';
-import { Backoff } from './backoff.js';
-import { createCameraAgent } from './camera-agent.js';
+import type { Backoff } from './backoff.js';
 import { discardBody } from './discard-body.js';
-import { parseCameraUrl, type CameraUrl } from './camera-url.js';
-import type { FrameSource, SlotEvents, SourceEvents, SourceStats } from './frame-source.js';
+import type { CameraUrl } from './camera-url.js';
+import type { FrameSource, SourceStats } from './frame-source.js';
+import { setUpHttpSource, type HttpSourceOptions } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { MjpegParser } from './mjpeg-parser.js';
 import { classifyRequestError, httpStatusError, notAnImageError, tooLargeError } from './request-errors.js';
-import { SlotClock } from './slot-clock.js';
-import { SourceStatsRecorder } from './source-stats-recorder.js';
+import type { SlotClock } from './slot-clock.js';
+import type { SourceStatsRecorder } from './source-stats-recorder.js';
 
-export interface MjpegStreamSourceOptions extends SourceEvents, SlotEvents {
-  readonly cameraId: string;
-  readonly url: string;
+export interface MjpegStreamSourceOptions extends HttpSourceOptions {
   /** Nominal frame interval: onSlot ticks at this period. The stream itself sets the real rate. */
   readonly pollIntervalMs: number;
   /** Connect and response-headers timeout, and the stall timeout (longest silence) once streaming. */
   readonly timeoutMs: number;
   /** Largest JPEG part kept; bigger parts are skipped and reported as TC_ERR_SOURCE_TOO_LARGE. */
   readonly maxBodyBytes: number;
-  readonly backoffInitialMs: number;
-  readonly backoffMaxMs: number;
-  /** Use this dispatcher instead of a private keep-alive Agent (it is then not closed by close()). */
-  readonly dispatcher?: Dispatcher;
-  readonly now?: () => number;
-  readonly random?: () => number;
 }
 
 const CLOSE_DRAIN_MS = 2_000;
@@ -54,12 +46,6 @@ function boundaryOf(contentType: string): string | undefined {
   return b.replace(/^--/, '').length > 0 ? b : undefined;
 }
 
-function checkPositive(cameraId: string, name: string, value: number): void {
-  if (!(value > 0) || !Number.isFinite(value)) {
-    throw new ConfigError(`camera ${cameraId}: ${name} must be a positive number, got ${value}`);
-  }
-}
-
 export class MjpegStreamSource implements FrameSource {
   readonly cameraId: string;
   readonly #url: CameraUrl;
@@ -78,17 +64,9 @@ export class MjpegStreamSource implements FrameSource {
 
   constructor(opts: MjpegStreamSourceOptions) {
     this.cameraId = opts.cameraId;
-    checkPositive(opts.cameraId, 'pollIntervalMs', opts.pollIntervalMs);
-    checkPositive(opts.cameraId, 'timeoutMs', opts.timeoutMs);
-    checkPositive(opts.cameraId, 'maxBodyBytes', opts.maxBodyBytes);
-    this.#url = parseCameraUrl(opts.cameraId, opts.url);
     this.#opts = opts;
-    this.#now = opts.now ?? Date.now;
-    this.#backoff = new Backoff({ initialMs: opts.backoffInitialMs, maxMs: opts.backoffMaxMs, random: opts.random });
-    this.#clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now: this.#now, onSlot: opts.onSlot });
-    this.#stats = new SourceStatsRecorder(opts, this.#now);
-    this.#ownsDispatcher = opts.dispatcher === undefined;
-    this.#dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs);
+    ({ url: this.#url, now: this.#now, backoff: this.#backoff, clock: this.#clock, stats: this.#stats, dispatcher: this.#dispatcher, ownsDispatcher: this.#ownsDispatcher } =
+      setUpHttpSource(opts));
   }
 
   stats(): SourceStats {

@@ -1,0 +1,61 @@
+// What the HTTP snapshot and MJPEG sources build the same way before their loops differ: validated options,
+// the parsed camera URL, the slot clock, the backoff, the stats recorder and the undici dispatcher.
+
+import type { Dispatcher } from 'undici';
+
+import { ConfigError } from '../errors.js';
+import { Backoff } from './backoff.js';
+import { createCameraAgent } from './camera-agent.js';
+import { parseCameraUrl, type CameraUrl } from './camera-url.js';
+import type { SlotEvents, SourceEvents } from './frame-source.js';
+import { SlotClock } from './slot-clock.js';
+import { SourceStatsRecorder } from './source-stats-recorder.js';
+
+/** The options both HTTP sources take; each source's own options re-document the limits it reads differently. */
+export interface HttpSourceOptions extends SourceEvents, SlotEvents {
+  readonly cameraId: string;
+  readonly url: string;
+  readonly pollIntervalMs: number;
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+  /** Use this dispatcher instead of a private keep-alive Agent (it is then not closed by close()). */
+  readonly dispatcher?: Dispatcher;
+  /** Clock (ms epoch) for scheduling and capturedAt; injectable for tests. */
+  readonly now?: () => number;
+  /** Random source for the backoff jitter; injectable for tests. */
+  readonly random?: () => number;
+}
+
+export interface HttpSourceParts {
+  readonly url: CameraUrl;
+  readonly now: () => number;
+  readonly backoff: Backoff;
+  readonly clock: SlotClock;
+  readonly stats: SourceStatsRecorder;
+  readonly dispatcher: Dispatcher;
+  /** False when the caller passed its own dispatcher: the source must then leave it open on close(). */
+  readonly ownsDispatcher: boolean;
+}
+
+function checkPositive(cameraId: string, name: string, value: number): void {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new ConfigError(`camera ${cameraId}: ${name} must be a positive number, got ${value}`);
+  }
+}
+
+/** Throws ConfigError on a bad option; the Agent comes last, so a rejected source never creates one. */
+export function setUpHttpSource(opts: HttpSourceOptions): HttpSourceParts {
+  checkPositive(opts.cameraId, 'pollIntervalMs', opts.pollIntervalMs);
+  checkPositive(opts.cameraId, 'timeoutMs', opts.timeoutMs);
+  checkPositive(opts.cameraId, 'maxBodyBytes', opts.maxBodyBytes);
+  const url = parseCameraUrl(opts.cameraId, opts.url);
+  const now = opts.now ?? Date.now;
+  const backoff = new Backoff({ initialMs: opts.backoffInitialMs, maxMs: opts.backoffMaxMs, random: opts.random });
+  const clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now, onSlot: opts.onSlot });
+  const stats = new SourceStatsRecorder(opts, now);
+  const ownsDispatcher = opts.dispatcher === undefined;
+  const dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs);
+  return { url, now, backoff, clock, stats, dispatcher, ownsDispatcher };
+}
