@@ -3,7 +3,7 @@
 
 import type { Point } from '../src/config/config-types.js';
 import { FRAME_H, FRAME_W, loadClip, runProbe, type BenchContext } from './bench-util.js';
-import { CLIP_FRAMES } from './decode.bench.js';
+import { CLIP_FRAMES, DECODE_SCALES_BENCHED } from './decode.bench.js';
 import type { ComputeArgs, ComputeResult } from './probes/compute-probe.js';
 import type { Reporter } from './reporter.js';
 
@@ -18,13 +18,22 @@ export function bandRoi(fraction: number): Point[] {
   ];
 }
 
+/** Row label of an analyzer measurement; the end-to-end scenario looks rows up by it. */
+export const analyzerLabel = (downscale: string, scale: number): string =>
+  `analyzer roi=40% downscale=${downscale} decodeScale=${scale} size=${1280 / scale}x${720 / scale}`;
+
 export async function analyzer(ctx: BenchContext, report: Reporter): Promise<void> {
   const clip = await loadClip(CLIP_FRAMES(ctx.quick), ctx.log);
   const camera = clip.config.cameras[0]!;
   const frames = ctx.quick ? 10 : 150;
-  ctx.log('analyzer');
-  const args: ComputeArgs = { task: 'analyzer', camera, roi: bandRoi(0.4), clipDir: clip.dir, warmup: 30, frames, fps: clip.fps };
-  const r = await runProbe<ComputeResult>('compute-probe.js', args);
+  const downscale = String(camera.analyzer.downscale ?? 'default');
+  const rows = [];
+  for (const scale of DECODE_SCALES_BENCHED) {
+    ctx.log(`analyzer decodeScale=${scale}`);
+    const args: ComputeArgs = { task: 'analyzer', camera, roi: bandRoi(0.4), scale, clipDir: clip.dir, warmup: 30, frames, fps: clip.fps };
+    const r = await runProbe<ComputeResult>('compute-probe.js', args);
+    rows.push({ label: analyzerLabel(downscale, scale), values: { p50: r.p50Ms, p99: r.p99Ms, cpu: r.cpuMsPerFrame, fps: 1000 / r.cpuMsPerFrame, n: frames } });
+  }
   report.add({
     scenario: 'analyzer',
     title: 'Analyzer, one camera',
@@ -35,14 +44,10 @@ export async function analyzer(ctx: BenchContext, report: Reporter): Promise<voi
       ['fps', 'frames/s per core'],
       ['n', 'frames'],
     ],
-    rows: [
-      {
-        label: `analyzer roi=40% downscale=${String(camera.analyzer.downscale ?? 'default')} size=1280x720`,
-        values: { p50: r.p50Ms, p99: r.p99Ms, cpu: r.cpuMsPerFrame, fps: 1000 / r.cpuMsPerFrame, n: frames },
-      },
-    ],
+    rows,
     method:
       'CameraAnalyzer.process() on the simulator clip\'s decoded frames (cycled, timestamps advancing at the clip\'s 10 fps), one thread, ' +
-      'after 30 warm-up frames that also cover the background bootstrap; the ROI is a full-width band over the bottom 40% of the frame.',
+      'after 30 warm-up frames that also cover the background bootstrap; the ROI is a full-width band over the bottom 40% of the frame. ' +
+      'decodeScale=4: the same frames box-averaged to 320x180 first (what the decoders hand over), not timed.',
   });
 }

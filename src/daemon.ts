@@ -151,7 +151,7 @@ export class Daemon implements AsyncDisposable {
       }
       const f = out.frame;
       try {
-        const events = p.analyzer.process({ width: f.width, height: f.height, data: f.data, timeMs: f.capturedAt });
+        const events = p.analyzer.process({ width: f.width, height: f.height, scale: f.scale, data: f.data, timeMs: f.capturedAt });
         p.stats.framesAnalysed++;
         p.stats.lastFrameAt = f.capturedAt;
         this.#store.addFrameTicks(cameraId, f.capturedAt, { received: 1 });

@@ -1,19 +1,23 @@
 // The FrameChannel contract, run against every channel: frames arrive intact and in order per camera, a slow
 // consumer loses the oldest frames (counted) but keeps the newest, bad JPEGs are reported without stopping the
-// channel, close() is clean and idempotent, and a decoder that dies is replaced.
+// channel, close() is clean and idempotent, a decoder that dies is replaced, and frames decoded at a decode scale
+// carry it (with their reduced size) to the consumer.
 import { describe, expect, onTestFinished, test } from 'vitest';
 import type { FrameChannel } from '../dist/src/channel/frame-channel.js';
 import type { ChannelOutput } from '../dist/src/channel/messages.js';
 import { IpcChannel } from '../dist/src/channel/ipc-channel.js';
 import { ZeromqChannel } from '../dist/src/channel/zeromq-channel.js';
 import { SharedMemoryChannel } from '../dist/src/channel/shared-memory-channel.js';
-import { LIMITS, makeJpeg, sha1, truncated, type JpegFixture } from './helpers/jpeg-fixtures.js';
+import { boxAverageRgba } from '../dist/src/decode/decode-scale.js';
+import { LIMITS, decodeReference, makeJpeg, sha1, truncated, type JpegFixture } from './helpers/jpeg-fixtures.js';
+
+type Opts = { maxInFlight: number; decoders: number; decodeScale?: 1 | 2 | 4 | 8 };
 
 interface Case {
   readonly label: string;
   /** Small frames per camera in the ordering test (ipc-json is slow: a frame becomes a JSON array of numbers). */
   readonly perCamera: number;
-  make(o: { maxInFlight: number; decoders: number }): FrameChannel;
+  make(o: Opts): FrameChannel;
   /** Kills one decoder the way a crash would. */
   kill(ch: FrameChannel): Promise<void> | void;
 }
@@ -41,7 +45,7 @@ const CASES: Case[] = [
 const SMALL = Array.from({ length: 20 }, (_, k) => makeJpeg(160, 90, k));
 const BIG = makeJpeg(1280, 720, 7);
 
-async function open(c: Case, o: { maxInFlight: number; decoders: number }): Promise<FrameChannel> {
+async function open(c: Case, o: Opts): Promise<FrameChannel> {
   const ch = c.make(o);
   onTestFinished(() => ch.close());
   await ch.start();
@@ -59,13 +63,15 @@ interface Seen {
   kind: 'frame' | 'error';
   sha1?: string;
   width?: number;
+  height?: number;
+  scale?: number;
   code?: string;
 }
 
 function record(out: ChannelOutput, seen: Seen[]): void {
   if (out.kind === 'frame') {
     const f = out.frame;
-    seen.push({ cameraId: f.cameraId, seq: f.seq, kind: 'frame', sha1: sha1(f.data), width: f.width });
+    seen.push({ cameraId: f.cameraId, seq: f.seq, kind: 'frame', sha1: sha1(f.data), width: f.width, height: f.height, scale: f.scale });
     f.release();
   } else {
     seen.push({ cameraId: out.failure.cameraId, seq: out.failure.seq, kind: 'error', code: out.failure.code });
@@ -113,8 +119,24 @@ describe.each(CASES)('channel $label', (c) => {
       expect(got.map((s) => s.sha1)).toEqual(list.map((f) => f.sha1));
     }
     expect(seen.find((s) => s.width === 1280)).toBeDefined();
+    expect(seen.every((s) => s.scale === 1)).toBe(true); // decodeScale defaults to full size
     const st = ch.stats();
     expect(st).toMatchObject({ submitted: seen.length, delivered: seen.length, dropped: 0, decodeErrors: 0, inFlight: 0 });
+  });
+
+  test('frames decoded at decodeScale 4 arrive with their scale, their reduced size and box-averaged pixels', async () => {
+    const ch = await open(c, { maxInFlight: 4, decoders: 1, decodeScale: 4 });
+    const seen: Seen[] = [];
+    submit(ch, 'cam', 0, BIG.jpeg);
+    submit(ch, 'cam', 1, SMALL[1]!.jpeg); // 160x90: the bottom row of blocks is partial (90 / 4 = 22.5)
+    await drain(ch, seen);
+    expect(seen.map((s) => [s.seq, s.kind, s.width, s.height, s.scale])).toEqual([
+      [0, 'frame', 320, 180, 4],
+      [1, 'frame', 40, 23, 4],
+    ]);
+    // jpeg-js decoders box-average their own full decode: exactly what averaging the reference decode gives.
+    const averaged = (f: JpegFixture) => sha1(boxAverageRgba({ width: f.width, height: f.height, data: decodeReference(f.jpeg), scale: 1 }, 4).data);
+    expect(seen.map((s) => s.sha1)).toEqual([averaged(BIG), averaged(SMALL[1]!)]);
   });
 
   test('a consumer that falls behind loses the oldest frames, counted, and keeps the newest in order', async () => {

@@ -43,6 +43,15 @@ describe('traffic-counter CLI', () => {
     expect(r.stderr).toContain('cameras[0].roi: polygon needs at least 3 points, got 2');
   });
 
+  it('names --decode-scale when its value is not one the decoders offer', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ cameras: [{ id: 'c', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] }] }));
+    const r = await runCli(['replay', '--config', file, '--frames', dir, '--decode-scale', '3']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--decode-scale: must be one of 1, 2, 4, 8');
+  });
+
   it('replay --json prints exactly {frames, cameras:[{id, lines:[{id, in, out}]}]} and counts the clip', async () => {
     const dir = tempDir();
     const clip = await renderClip({ dir, seed: 3, fps: 2, durationSec: 40 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateConfig, loadConfigFile } from '../dist/src/config/validate-config.js';
+import { applyOverrides } from '../dist/src/config/apply-overrides.js';
 
 const camera = (over: Record<string, unknown> = {}) => ({
   id: 'cam1',
@@ -59,6 +60,40 @@ describe('config validation', () => {
     const err = errorOf(() => validateConfig(raw));
     expect(err.code).toBe('TC_ERR_CONFIG');
     expect(err.message).toContain(message);
+  });
+
+  it('takes decodeScale 1 (default), 2, 4 or 8 where it divides every camera\'s analyzer.downscale', () => {
+    expect(validateConfig({ cameras: [camera()] }).decodeScale).toBe(1);
+    expect(validateConfig({ cameras: [camera()], decodeScale: 4 }).decodeScale).toBe(4);
+    expect(validateConfig({ cameras: [camera({ analyzer: { downscale: 8 } })], decodeScale: 8 }).decodeScale).toBe(8);
+  });
+
+  it.each([
+    [3, 'decodeScale: must be one of 1, 2, 4, 8 (full-resolution pixels per decoded pixel; 1 = full size), got 3'],
+    ['4', 'decodeScale: must be one of 1, 2, 4, 8 (full-resolution pixels per decoded pixel; 1 = full size), got "4"'],
+  ])('rejects decodeScale %j naming the allowed values', (decodeScale, message) => {
+    const err = errorOf(() => validateConfig({ cameras: [camera()], decodeScale }));
+    expect(err.code).toBe('TC_ERR_CONFIG');
+    expect(err.message).toBe(message);
+  });
+
+  it('rejects a decodeScale that does not divide a camera\'s analyzer.downscale, naming both keys and the fixes', () => {
+    const err = errorOf(() => validateConfig({ cameras: [camera(), camera({ id: 'cam2', analyzer: { downscale: 6 } })], decodeScale: 4 }));
+    expect(err.code).toBe('TC_ERR_CONFIG');
+    expect(err.message).toBe(
+      'decodeScale: 4 does not divide cameras[1].analyzer.downscale (6); the analyzer averages whole decoded pixels, ' +
+        'so use decodeScale 1 or 2, or set cameras[1].analyzer.downscale to a multiple of 4',
+    );
+    // The default downscale (4) counts too.
+    expect(errorOf(() => validateConfig({ cameras: [camera()], decodeScale: 8 })).message).toContain('decodeScale: 8 does not divide cameras[0].analyzer.downscale (4)');
+  });
+
+  it('reports a bad --decode-scale as the flag, not the config key', () => {
+    const base = validateConfig({ cameras: [camera()] });
+    expect(applyOverrides(base, { decodeScale: 2 }).decodeScale).toBe(2);
+    const err = errorOf(() => applyOverrides(base, { decodeScale: 8 }));
+    expect(err.code).toBe('TC_ERR_USAGE');
+    expect(err.message).toMatch(/^--decode-scale: 8 does not divide cameras\[0\]\.analyzer\.downscale \(4\)/);
   });
 
   it('does not need a url for replay', () => {

@@ -1,16 +1,17 @@
-// Single-thread compute probes, one fresh process each: JPEG decode time per decoder, and analyzer time
-// per frame for a given ROI, on the simulator clip's 1280x720 frames.
+// Single-thread compute probes, one fresh process each: JPEG decode time per decoder and decode scale, and
+// analyzer time per frame for a given ROI, on the simulator clip's 1280x720 frames.
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDecoder, type DecoderName } from '../../src/decode/decode-jpeg.js';
 import type { CameraConfig, Point } from '../../src/config/config-types.js';
+import { boxAverageRgba, type DecodeScale } from '../../src/decode/decode-scale.js';
 import { CameraAnalyzer } from '../../src/analyze/camera-analyzer.js';
 import { LIMITS, cpuMs, decodeClipFrames, probeMain, summarize } from '../bench-util.js';
 
 export type ComputeArgs =
-  | { task: 'decode'; decoder: DecoderName; clipDir: string; warmup: number; frames: number }
-  | { task: 'analyzer'; camera: CameraConfig; roi: Point[]; clipDir: string; warmup: number; frames: number; fps: number };
+  | { task: 'decode'; decoder: DecoderName; scale: DecodeScale; clipDir: string; warmup: number; frames: number }
+  | { task: 'analyzer'; camera: CameraConfig; roi: Point[]; scale: DecodeScale; clipDir: string; warmup: number; frames: number; fps: number };
 
 export interface ComputeResult {
   readonly p50Ms: number;
@@ -37,7 +38,7 @@ probeMain<ComputeArgs, ComputeResult>(async (a) => {
     for (let i = 0; i < a.warmup + a.frames; i++) {
       const c0 = cpuMs();
       const t0 = performance.now();
-      await decode(jpegs[i % jpegs.length]!, LIMITS);
+      await decode(jpegs[i % jpegs.length]!, LIMITS, { scale: a.scale });
       const dt = performance.now() - t0;
       if (i >= a.warmup) {
         times.push(dt);
@@ -48,14 +49,15 @@ probeMain<ComputeArgs, ComputeResult>(async (a) => {
     const kb = jpegs.reduce((s, j) => s + j.length, 0) / jpegs.length / 1024;
     return { p50Ms: p50, p99Ms: p99, meanMs: times.reduce((s, t) => s + t, 0) / times.length, cpuMsPerFrame: cpu / a.frames, jpegKB: kb };
   }
-  // Analyzer: decode the clip once, then feed the frames round and round with advancing timestamps.
-  const frames = await decodeClipFrames(a.clipDir);
+  // Analyzer: decode the clip once (box-averaged to the decode scale), then feed the frames round and round
+  // with advancing timestamps.
+  const frames = (await decodeClipFrames(a.clipDir)).map((f) => boxAverageRgba({ ...f, scale: 1 }, a.scale));
   const analyzer = new CameraAnalyzer({ ...a.camera, roi: a.roi }, 'bench');
   for (let i = 0; i < a.warmup + a.frames; i++) {
     const f = frames[i % frames.length]!;
     const c0 = cpuMs();
     const t0 = performance.now();
-    analyzer.process({ width: f.width, height: f.height, data: f.data, timeMs: 1_700_000_000_000 + (i * 1000) / a.fps });
+    analyzer.process({ width: f.width, height: f.height, scale: f.scale, data: f.data, timeMs: 1_700_000_000_000 + (i * 1000) / a.fps });
     const dt = performance.now() - t0;
     if (i >= a.warmup) {
       times.push(dt);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { CameraConfig } from '../../src/config/config-types.js';
+import type { DecodeScale } from '../../src/decode/decode-scale.js';
 import { CameraAnalyzer } from '../../src/analyze/camera-analyzer.js';
 import { createChannel, type ChannelName } from '../../src/channel/create-channel.js';
 import type { ChannelOutput } from '../../src/channel/messages.js';
@@ -17,6 +18,7 @@ export interface E2eArgs {
   ipcSerialization?: 'advanced' | 'json';
   zeromqEndpoint?: string;
   decoder: 'jpeg-js' | 'sharp';
+  decodeScale: DecodeScale;
   decoders: number;
   maxInFlight: number;
   camera: CameraConfig;
@@ -51,6 +53,7 @@ probeMain<E2eArgs, E2eResult>(async (a) => {
     maxInFlight: a.maxInFlight,
     decoders: a.decoders,
     decoder: a.decoder,
+    decodeScale: a.decodeScale,
     ipcSerialization: a.ipcSerialization,
     zeromqEndpoint: a.zeromqEndpoint,
   });
@@ -64,7 +67,7 @@ probeMain<E2eArgs, E2eResult>(async (a) => {
     const f = out.frame;
     try {
       const t0 = performance.now();
-      const evs = analyzer.process({ width: f.width, height: f.height, data: f.data, timeMs: f.capturedAt });
+      const evs = analyzer.process({ width: f.width, height: f.height, scale: f.scale, data: f.data, timeMs: f.capturedAt });
       analyzerMs += performance.now() - t0;
       analysed++;
       store.addFrameTicks(f.cameraId, f.capturedAt, { received: 1 });

@@ -31,7 +31,7 @@ function handOver(slot: number): void {
   const t0 = hrNow();
   if (a.copy) ring.view(slot, frame.length).set(frame);
   t0s[slot] = t0;
-  ring.publishFrame(slot, 1280, 720, 0);
+  ring.publishFrame(slot, 1280, 720, 1, 0);
 }
 
 function takeCredit(): void {

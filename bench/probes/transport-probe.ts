@@ -416,7 +416,7 @@ function inProcessLink(): Link {
     const e = queue.push(jf, LIMITS);
     const next = queue.next();
     const t0 = hrNow();
-    queue.complete(e.id, { kind: 'frame', frame: { cameraId: 'c', seq: 0, capturedAt: 0, width: 1280, height: 720, data: frame, decodeMs: 0, release() {} } });
+    queue.complete(e.id, { kind: 'frame', frame: { cameraId: 'c', seq: 0, capturedAt: 0, width: 1280, height: 720, scale: 1, data: frame, decodeMs: 0, release() {} } });
     const out = await next;
     const t1 = hrNow();
     if (out?.kind !== 'frame' || out.frame.data[FRAME_BYTES - 1] !== frame[FRAME_BYTES - 1]) throw new Error('lost frame');

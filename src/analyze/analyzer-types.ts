@@ -5,8 +5,14 @@ export type VehicleClass = 'car' | 'heavy' | 'two-wheeler' | 'unknown';
 
 /** One RGBA frame as the analyzer sees it. */
 export interface AnalyzerFrame {
+  /** Size of this frame, in its own pixels (at scale s, about the camera's size / s). */
   readonly width: number;
   readonly height: number;
+  /**
+   * Full-resolution pixels per frame pixel (the decode scale; default 1). Config coordinates stay in
+   * full-resolution pixels whatever the scale; it must divide analyzer.downscale.
+   */
+  readonly scale?: number;
   /** width * height * 4 bytes, RGBA; the analyzer must not keep a reference after process() returns. */
   readonly data: Uint8Array;
   /** Capture time, ms since the Unix epoch. */

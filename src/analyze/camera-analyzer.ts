@@ -87,18 +87,21 @@ export class CameraAnalyzer {
   /** Analyses one frame; returns the crossings it completed (during start-up, those of the buffered frames). */
   process(frame: AnalyzerFrame): CrossingEvent[] {
     const started = performance.now();
-    const key = `${frame.width}x${frame.height}`;
+    const scale = frame.scale ?? 1;
+    // Re-checked whenever size or scale changes (e.g. a camera that switched resolution, or decoders restarted
+    // with another decodeScale): the sampling below relies on both.
+    const key = `${frame.width}x${frame.height}@${scale}`;
     if (key !== this.checkedSize) {
-      checkFrameContainsRoi(this.geom, frame.width, frame.height, this.path);
+      checkFrameContainsRoi(this.geom, frame.width, frame.height, scale, this.path);
       if (frame.data.length < frame.width * frame.height * 4) {
-        throw new ConfigError(`${this.path}: frame data has ${frame.data.length} bytes, expected ${frame.width * frame.height * 4} for RGBA ${key}`);
+        throw new ConfigError(`${this.path}: frame data has ${frame.data.length} bytes, expected ${frame.width * frame.height * 4} for RGBA ${frame.width}x${frame.height}`);
       }
       this.checkedSize = key;
     }
     let events: CrossingEvent[] = [];
     if (!this.initialised) {
       const planes = allocPlanes(this.n);
-      sampleRoi(frame.data, frame.width, this.geom, planes.r, planes.g, planes.b);
+      sampleRoi(frame.data, frame.width, scale, this.geom, planes.r, planes.g, planes.b);
       const last = this.bootstrap[this.bootstrap.length - 1];
       if (!last || frame.timeMs > last.timeMs) this.bootstrap.push({ planes, timeMs: frame.timeMs });
       const o = this.options;
@@ -107,7 +110,7 @@ export class CameraAnalyzer {
         events = this.finishBootstrap();
       }
     } else {
-      sampleRoi(frame.data, frame.width, this.geom, this.cur.r, this.cur.g, this.cur.b);
+      sampleRoi(frame.data, frame.width, scale, this.geom, this.cur.r, this.cur.g, this.cur.b);
       events = this.analyse(this.cur, frame.timeMs);
     }
     this.frames++;

@@ -53,35 +53,51 @@ export function buildRoiGeometry(roi: readonly Point[], scale: number): RoiGeome
   return { x0, y0, width, height, scale, mask, maskCount };
 }
 
-/** Throws when the frame does not contain the whole crop (config coordinates are decoded-frame pixels). */
-export function checkFrameContainsRoi(geom: RoiGeometry, frameWidth: number, frameHeight: number, path: string): void {
+/**
+ * Throws when a frame at `frameScale` (full-resolution pixels per frame pixel) cannot be sampled: the scale
+ * must divide the working scale, and the frame must contain the whole crop. Config coordinates are
+ * full-resolution pixels; frame pixel i covers full-resolution pixels [i·s, i·s + s).
+ */
+export function checkFrameContainsRoi(geom: RoiGeometry, frameWidth: number, frameHeight: number, frameScale: number, path: string): void {
+  if (!Number.isInteger(frameScale) || frameScale < 1 || geom.scale % frameScale !== 0) {
+    throw new ConfigError(
+      `${path}: frame decoded at scale ${frameScale}, which does not divide analyzer.downscale ${geom.scale}; ` +
+        'set decodeScale to a divisor of every camera\'s analyzer.downscale',
+    );
+  }
   const needW = geom.x0 + geom.width * geom.scale;
   const needH = geom.y0 + geom.height * geom.scale;
-  if (frameWidth < needW || frameHeight < needH) {
+  if (frameWidth * frameScale < needW || frameHeight * frameScale < needH) {
+    const at = frameScale > 1 ? ` at decode scale ${frameScale} (${frameWidth * frameScale}x${frameHeight * frameScale} full-resolution pixels)` : '';
     throw new ConfigError(
-      `${path}.roi: reaches (${needW}, ${needH}) but the decoded frame is only ${frameWidth}x${frameHeight}; ` +
-        'ROI and line coordinates are pixels of the decoded frame: redraw them on a frame of this camera',
+      `${path}.roi: reaches (${needW}, ${needH}) but the decoded frame is only ${frameWidth}x${frameHeight}${at}; ` +
+        'ROI and line coordinates are pixels of the full-size frame: redraw them on a frame of this camera',
     );
   }
 }
 
 /**
- * Averages each scale×scale block of the crop into r/g/b (values 0-255). Only every other row and column
- * of a block is read when scale ≥ 4: it halves the cost and the box filter still suppresses JPEG noise.
+ * Averages each working pixel's block of the crop into r/g/b (values 0-255). A working pixel is scale×scale
+ * full-resolution pixels, i.e. (scale/frameScale)² pixels of a frame decoded at frameScale (the decoder has
+ * averaged the rest). Only every other row and column of a block is read when it is 4 or more frame pixels
+ * wide: it halves the cost and the box filter still suppresses JPEG noise.
  */
-export function sampleRoi(data: Uint8Array, frameWidth: number, geom: RoiGeometry, r: Float32Array, g: Float32Array, b: Float32Array): void {
-  const { x0, y0, width, height, scale } = geom;
-  const step = scale >= 4 ? 2 : 1;
-  const n = Math.ceil(scale / step) ** 2;
+export function sampleRoi(data: Uint8Array, frameWidth: number, frameScale: number, geom: RoiGeometry, r: Float32Array, g: Float32Array, b: Float32Array): void {
+  const { width, height } = geom;
+  const block = geom.scale / frameScale;
+  const fx0 = geom.x0 / frameScale;
+  const fy0 = geom.y0 / frameScale;
+  const step = block >= 4 ? 2 : 1;
+  const n = Math.ceil(block / step) ** 2;
   const inv = 1 / n;
   for (let y = 0; y < height; y++) {
-    const fy = y0 + y * scale;
+    const fy = fy0 + y * block;
     for (let x = 0; x < width; x++) {
-      const fx = x0 + x * scale;
+      const fx = fx0 + x * block;
       let sr = 0, sg = 0, sb = 0;
-      for (let dy = 0; dy < scale; dy += step) {
+      for (let dy = 0; dy < block; dy += step) {
         let p = ((fy + dy) * frameWidth + fx) * 4;
-        for (let dx = 0; dx < scale; dx += step) {
+        for (let dx = 0; dx < block; dx += step) {
           sr += data[p]!; sg += data[p + 1]!; sb += data[p + 2]!;
           p += 4 * step;
         }

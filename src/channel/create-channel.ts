@@ -3,6 +3,7 @@
 import { ConfigError } from '../errors.js';
 import type { Config } from '../config/config-types.js';
 import type { FrameChannel } from './frame-channel.js';
+import type { DecodeScale } from '../decode/decode-scale.js';
 import { IpcChannel } from './ipc-channel.js';
 import { SharedMemoryChannel } from './shared-memory-channel.js';
 import { ZeromqChannel } from './zeromq-channel.js';
@@ -15,6 +16,8 @@ export interface CreateChannelOptions {
   /** Decoder processes (ipc, zeromq local) or threads (shared). */
   readonly decoders: number;
   readonly decoder: 'jpeg-js' | 'sharp';
+  /** Decode at 1/decodeScale (default 1). */
+  readonly decodeScale?: DecodeScale;
   /** ipc only: 'advanced' (default) or 'json'. */
   readonly ipcSerialization?: 'advanced' | 'json';
   /** zeromq only: '' = private ipc:// socket; ipc:///path or tcp://HOST:PORT. */
@@ -25,7 +28,7 @@ export interface CreateChannelOptions {
 }
 
 export function createChannel(name: ChannelName, opts: CreateChannelOptions): FrameChannel {
-  const base = { maxInFlight: opts.maxInFlight, decoders: opts.decoders, decoder: opts.decoder };
+  const base = { maxInFlight: opts.maxInFlight, decoders: opts.decoders, decoder: opts.decoder, decodeScale: opts.decodeScale };
   switch (name) {
     case 'ipc':
       return new IpcChannel({ ...base, serialization: opts.ipcSerialization });
@@ -44,6 +47,7 @@ export function createChannelFor(config: Config): FrameChannel {
     maxInFlight: config.maxFramesInFlight,
     decoders: config.decoders,
     decoder: config.decoder,
+    decodeScale: config.decodeScale,
     ipcSerialization: config.ipcSerialization,
     zeromqEndpoint: config.zeromqEndpoint,
   });

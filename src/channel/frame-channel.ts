@@ -1,6 +1,7 @@
 // The one interface every frame channel (ipc, zeromq, shared) implements; see test/channel-contract.test.ts.
 
 import type { ChannelOutput, JpegFrame } from './messages.js';
+import type { DecodeScale } from '../decode/decode-scale.js';
 
 export interface ChannelStats {
   readonly channel: string;
@@ -24,6 +25,8 @@ export interface FrameChannelOptions {
   /** Number of decoder processes/threads. */
   readonly decoders: number;
   readonly decoder: 'jpeg-js' | 'sharp';
+  /** Frames are decoded at 1/decodeScale (default 1, full size); each frame's `scale` says so. */
+  readonly decodeScale?: DecodeScale;
 }
 
 /**

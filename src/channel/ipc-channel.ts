@@ -44,7 +44,13 @@ export class IpcChannel implements FrameChannel {
 
   constructor(opts: IpcChannelOptions) {
     // `?? default` rather than spread defaults: createChannel passes undefined for unset options.
-    this.#opts = { ...opts, serialization: opts.serialization ?? 'advanced', startTimeoutMs: opts.startTimeoutMs ?? 15_000, decoderNice: opts.decoderNice ?? DECODER_NICE };
+    this.#opts = {
+      ...opts,
+      decodeScale: opts.decodeScale ?? 1,
+      serialization: opts.serialization ?? 'advanced',
+      startTimeoutMs: opts.startTimeoutMs ?? 15_000,
+      decoderNice: opts.decoderNice ?? DECODER_NICE,
+    };
     this.name = `ipc-${this.#opts.serialization}`;
     this.#queue = new InFlightQueue(opts.maxInFlight);
   }
@@ -104,7 +110,7 @@ export class IpcChannel implements FrameChannel {
       const data = toUint8Array(msg.pixels);
       out = {
         kind: 'frame',
-        frame: { cameraId: h.cameraId, seq: h.seq, capturedAt: h.capturedAt, width: h.width, height: h.height, data, decodeMs: h.decodeMs, release() {} },
+        frame: { cameraId: h.cameraId, seq: h.seq, capturedAt: h.capturedAt, width: h.width, height: h.height, scale: h.scale, data, decodeMs: h.decodeMs, release() {} },
       };
     } else {
       out = { kind: 'error', failure: msg.failure };
@@ -150,7 +156,8 @@ export class IpcChannel implements FrameChannel {
     entry.worker = dec.index;
     dec.job = entry.id;
     const jpeg = Buffer.isBuffer(f.jpeg) ? f.jpeg : Buffer.from(f.jpeg.buffer, f.jpeg.byteOffset, f.jpeg.byteLength);
-    const msg: IpcToChild = { type: 'decode', job: entry.id, req: { type: 'decode', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits }, jpeg };
+    const req = { type: 'decode' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits, scale: this.#opts.decodeScale };
+    const msg: IpcToChild = { type: 'decode', job: entry.id, req, jpeg };
     // One job per child at a time: the next is sent only after this frame comes back, so the IPC pipe
     // never holds more than one JPEG per decoder.
     dec.proc.send(msg, undefined, {}, (err) => {

@@ -1,5 +1,7 @@
 // Message shapes that cross thread and process boundaries, in one place for every channel.
 
+import type { DecodeScale } from '../decode/decode-scale.js';
+
 /** A JPEG to decode, as produced by a frame source. */
 export interface JpegFrame {
   readonly cameraId: string;
@@ -23,6 +25,8 @@ export interface DecodeRequest {
   readonly seq: number;
   readonly capturedAt: number;
   readonly limits: DecodeLimits;
+  /** Decode at 1/scale (the config's decodeScale); the frame's header says what the decoder did. */
+  readonly scale: DecodeScale;
 }
 
 /** Header of a decoded frame (the RGBA pixels travel beside it). */
@@ -33,6 +37,8 @@ export interface FrameHeader {
   readonly capturedAt: number;
   readonly width: number;
   readonly height: number;
+  /** Full-resolution pixels per frame pixel (1 = full size); the analyzer maps config coordinates with it. */
+  readonly scale: DecodeScale;
   /** Wall-clock time decoding took in the decoder, ms. */
   readonly decodeMs: number;
 }
@@ -55,6 +61,8 @@ export interface DecodedFrame {
   readonly capturedAt: number;
   readonly width: number;
   readonly height: number;
+  /** Full-resolution pixels per frame pixel, from the frame header. */
+  readonly scale: DecodeScale;
   /** width * height * 4 bytes, RGBA. Valid only until release() is called. */
   readonly data: Uint8Array;
   readonly decodeMs: number;

@@ -1,6 +1,8 @@
 // Memory layout of the shared-memory channel: a fixed ring of RGBA frame slots in one SharedArrayBuffer,
 // plus a small control buffer (slot states, per-slot results, a completion counter), used by both sides.
 
+import type { DecodeScale } from '../decode/decode-scale.js';
+
 /** Slot states. The analyzer's thread owns FREE→DECODING and READY/FAILED→HELD→FREE; a decoder owns DECODING→READY/FAILED. */
 export const SLOT_FREE = 0;
 export const SLOT_DECODING = 1;
@@ -13,12 +15,13 @@ const DECODE_CODES = ['TC_ERR_DECODE_NOT_JPEG', 'TC_ERR_DECODE_CORRUPT', 'TC_ERR
 // Control buffer: Int32 [0] = completion counter (the word the analyzer waits on), then per slot
 // META_INTS ints; then per slot one Float64 (decode time).
 const HEADER_INTS = 2; // counter + padding so the Float64 area stays 8-byte aligned
-const META_INTS = 6; // state, width, height, error code index, error message length, spare
+const META_INTS = 6; // state, width, height, error code index, error message length, decode scale
 const F_STATE = 0;
 const F_WIDTH = 1;
 const F_HEIGHT = 2;
 const F_CODE = 3;
 const F_MSGLEN = 4;
+const F_SCALE = 5;
 
 // Atomics.waitAsync is in Node 16+, but in TypeScript's lib only from ES2024 (this project targets ES2023).
 interface AtomicsWaitAsync {
@@ -28,6 +31,7 @@ interface AtomicsWaitAsync {
 export interface SlotFrame {
   readonly width: number;
   readonly height: number;
+  readonly scale: DecodeScale;
   readonly decodeMs: number;
 }
 
@@ -78,11 +82,12 @@ export class SharedFrameRing {
     return length === this.slotBytes ? v : v.subarray(0, length);
   }
 
-  /** Decoder: the slot holds a width x height RGBA frame; wakes the analyzer. */
-  publishFrame(slot: number, width: number, height: number, decodeMs: number): void {
+  /** Decoder: the slot holds a width x height RGBA frame decoded at 1/scale; wakes the analyzer. */
+  publishFrame(slot: number, width: number, height: number, scale: DecodeScale, decodeMs: number): void {
     const b = HEADER_INTS + slot * META_INTS;
     this.#i32[b + F_WIDTH] = width;
     this.#i32[b + F_HEIGHT] = height;
+    this.#i32[b + F_SCALE] = scale;
     this.#f64[slot] = decodeMs;
     this.#signal(slot, SLOT_READY);
   }
@@ -107,7 +112,7 @@ export class SharedFrameRing {
 
   readFrame(slot: number): SlotFrame {
     const b = HEADER_INTS + slot * META_INTS;
-    return { width: this.#i32[b + F_WIDTH]!, height: this.#i32[b + F_HEIGHT]!, decodeMs: this.#f64[slot]! };
+    return { width: this.#i32[b + F_WIDTH]!, height: this.#i32[b + F_HEIGHT]!, scale: this.#i32[b + F_SCALE] as DecodeScale, decodeMs: this.#f64[slot]! };
   }
 
   readError(slot: number): { code: string; message: string } {

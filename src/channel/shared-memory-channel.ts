@@ -9,6 +9,7 @@ import { DECODER_NICE } from '../decode/decoder-priority.js';
 import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
 import type { ChannelOutput, DecodeLimits, DecodedFrame, JpegFrame, SharedDecodeTask, SharedRingInit } from './messages.js';
+import type { DecodeScale } from '../decode/decode-scale.js';
 import { SharedFrameRing, SLOT_DECODING, SLOT_FAILED, SLOT_FREE, SLOT_HELD, SLOT_READY } from './shared-frame-ring.js';
 
 const WORKER_FILE = fileURLToPath(new URL('../decode/shared-decode-worker.js', import.meta.url));
@@ -31,6 +32,7 @@ const DEFAULTS = {
   heldFrames: 2, // frames the analyzer may keep before release()
   startTimeoutMs: 15_000,
   decoderNice: DECODER_NICE,
+  decodeScale: 1 as DecodeScale, // full-size frames; slots stay sized for them, so smaller frames always fit
 };
 
 export class SharedMemoryChannel implements FrameChannel {
@@ -139,7 +141,7 @@ export class SharedMemoryChannel implements FrameChannel {
       return;
     }
     this.#ring.setState(slot, SLOT_HELD);
-    const { width, height, decodeMs } = this.#ring.readFrame(slot);
+    const { width, height, scale, decodeMs } = this.#ring.readFrame(slot);
     const f = entry?.frame;
     let released = false;
     const frame: DecodedFrame = {
@@ -148,6 +150,7 @@ export class SharedMemoryChannel implements FrameChannel {
       capturedAt: f?.capturedAt ?? 0,
       width,
       height,
+      scale,
       data: this.#ring.view(slot, width * height * 4),
       decodeMs,
       release: () => {
@@ -190,7 +193,7 @@ export class SharedMemoryChannel implements FrameChannel {
     this.#slotJob[slot] = entry.id;
     this.#ring.setState(slot, SLOT_DECODING);
     this.#running++;
-    const req = { type: 'decode' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits };
+    const req = { type: 'decode' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits, scale: this.#opts.decodeScale };
     pool.run({ type: 'decode', slot, req, jpeg: f.jpeg }).catch((err: unknown) => this.#onTaskFailed(slot, entry.id, err));
   }
 

@@ -16,6 +16,7 @@ import { Router } from 'zeromq';
 import { ChannelError, ConfigError } from '../errors.js';
 import { ZMQ_SOCKET_DEFAULTS } from '../decode/zeromq-decoder.js';
 import { createDecoder } from '../decode/decode-jpeg.js';
+import { isDecodeScale } from '../decode/decode-scale.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
@@ -80,7 +81,7 @@ export class ZeromqChannel implements FrameChannel {
   #receiving: Promise<void> | undefined;
 
   constructor(opts: ZeromqChannelOptions) {
-    this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, ...stripUndefined(opts) } as Required<ZeromqChannelOptions>;
+    this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, decodeScale: 1, ...stripUndefined(opts) } as Required<ZeromqChannelOptions>;
     if (!Number.isInteger(opts.decoders) || opts.decoders < 0) throw new RangeError(`zeromq channel: decoders must be an integer >= 0, got ${opts.decoders}`);
     let ep = this.#opts.endpoint;
     if (ep === '') {
@@ -235,16 +236,18 @@ export class ZeromqChannel implements FrameChannel {
       return;
     }
     const h: FrameHeader = msg.header;
+    // A decoder from before decodeScale sends no scale: its frames are full size.
+    const scale = h.scale ?? 1;
     // A remote decoder is not trusted blindly: the frame must be the one asked for, with matching size.
     const okSize = Number.isInteger(h.width) && Number.isInteger(h.height) && pixels !== undefined && pixels.length === h.width * h.height * 4;
-    if (!okSize || (f && (h.cameraId !== f.cameraId || h.seq !== f.seq))) {
+    if (!okSize || !isDecodeScale(scale) || (f && (h.cameraId !== f.cameraId || h.seq !== f.seq))) {
       const failure = {
         type: 'decode-error' as const,
         cameraId: f?.cameraId ?? h.cameraId,
         seq: f?.seq ?? h.seq,
         capturedAt: f?.capturedAt ?? h.capturedAt,
         code: 'TC_ERR_DECODE_SIZE_MISMATCH',
-        message: `decoder ${peer.key} returned ${pixels?.length ?? 0} bytes for a ${h.width}x${h.height} frame of camera ${h.cameraId} seq ${h.seq}; check that it runs the same traffic-counter version`,
+        message: `decoder ${peer.key} returned ${pixels?.length ?? 0} bytes for a ${h.width}x${h.height} frame at scale ${JSON.stringify(scale)} of camera ${h.cameraId} seq ${h.seq}; check that it runs the same traffic-counter version`,
       };
       this.#queue.complete(job, { kind: 'error', failure });
       return;
@@ -253,7 +256,7 @@ export class ZeromqChannel implements FrameChannel {
     const data = new Uint8Array(pixels!.buffer, pixels!.byteOffset, pixels!.byteLength);
     this.#queue.complete(job, {
       kind: 'frame',
-      frame: { cameraId: h.cameraId, seq: h.seq, capturedAt: h.capturedAt, width: h.width, height: h.height, data, decodeMs: h.decodeMs, release() {} },
+      frame: { cameraId: h.cameraId, seq: h.seq, capturedAt: h.capturedAt, width: h.width, height: h.height, scale, data, decodeMs: h.decodeMs, release() {} },
     });
   }
 
@@ -269,7 +272,8 @@ export class ZeromqChannel implements FrameChannel {
 
   #dispatch(peer: Peer, entry: InFlightEntry): void {
     const f = entry.frame;
-    const job: ZmqDecodeJob = { type: 'decode', job: entry.id, req: { type: 'decode', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits } };
+    const req = { type: 'decode' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits, scale: this.#opts.decodeScale };
+    const job: ZmqDecodeJob = { type: 'decode', job: entry.id, req };
     entry.state = 'decoding';
     entry.worker = peer.num;
     peer.idle = false;

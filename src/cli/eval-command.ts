@@ -1,6 +1,6 @@
 // `traffic-counter eval`: counts a directory of snapshots and compares with hand-counted truth per line and direction.
 
-import { parseCliArgs, numberFlag, requireFlag } from './parse-cli-args.js';
+import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag } from './parse-cli-args.js';
 import { REPLAY_FLAGS } from './replay-command.js';
 import { loadConfigFile } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
@@ -21,6 +21,7 @@ Options:
   --every K          use every K-th frame (default 1)
   --channel C        ipc (default), zeromq or shared
   --decoder D        jpeg-js (default) or sharp
+  --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale (default 4)
   --json             print the report as JSON
   -h, --help         this help
 `;
@@ -34,6 +35,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const config = applyOverrides(loadConfigFile(requireFlag('eval', 'config', values.config), { requireUrl: false }), {
     channel: values.channel,
     decoder: values.decoder,
+    decodeScale: decodeScaleFlag(values['decode-scale']),
   });
   if (config.cameras.length !== 1) {
     throw new UsageError(`eval: --config ${values.config} has ${config.cameras.length} cameras; eval compares one camera's lines with the truth file, so give a config with one camera`);

@@ -24,6 +24,11 @@ export function numberFlag(name: string, value: string | undefined, def: number,
   return n;
 }
 
+/** Parses --decode-scale; its allowed values (and how they fit analyzer.downscale) are checked with the config. */
+export function decodeScaleFlag(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : numberFlag('decode-scale', value, 1, { min: 1, integer: true });
+}
+
 export function requireFlag(command: string, name: string, value: string | undefined): string {
   if (value === undefined || value === '') throw new UsageError(`${command}: --${name} is required; see 'traffic-counter ${command} --help'`);
   return value;

@@ -1,6 +1,6 @@
 // `traffic-counter replay`: counts a directory of JPEG snapshots offline through the decode channel.
 
-import { parseCliArgs, numberFlag, requireFlag } from './parse-cli-args.js';
+import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag } from './parse-cli-args.js';
 import { loadConfigFile } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { replayDirectory } from '../replay/replay-directory.js';
@@ -16,6 +16,7 @@ Options:
   --every K          use every K-th frame (K=2 on a 5 fps folder gives 2.5 fps) (default 1)
   --channel C        ipc (default), zeromq or shared
   --decoder D        jpeg-js (default) or sharp
+  --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale (default 4)
   --json             print {"frames": N, "cameras": [{"id", "lines": [{"id", "in", "out"}]}]} on stdout
   -h, --help         this help
 `;
@@ -27,6 +28,7 @@ export const REPLAY_FLAGS = {
   every: { type: 'string' },
   channel: { type: 'string' },
   decoder: { type: 'string' },
+  'decode-scale': { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -39,6 +41,7 @@ export async function replayCommand(argv: string[]): Promise<number> {
   const config = applyOverrides(loadConfigFile(requireFlag('replay', 'config', values.config), { requireUrl: false }), {
     channel: values.channel,
     decoder: values.decoder,
+    decodeScale: decodeScaleFlag(values['decode-scale']),
   });
   const framesDir = requireFlag('replay', 'frames', values.frames);
   const fps = numberFlag('fps', values.fps, 2, { min: 0.001 });

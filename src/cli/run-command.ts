@@ -1,6 +1,6 @@
 // `traffic-counter run`: the daemon. With neither --config nor --camera it counts the built-in simulated camera.
 
-import { parseCliArgs, numberFlag } from './parse-cli-args.js';
+import { parseCliArgs, numberFlag, decodeScaleFlag } from './parse-cli-args.js';
 import { loadConfigFile, validateConfig } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import type { Config } from '../config/config-types.js';
@@ -25,6 +25,7 @@ Options:
   --channel C        ipc (default), zeromq or shared: how decoded frames reach the analyzer
   --decoder D        jpeg-js (default) or sharp
   --decoders N       local decoder processes/threads (default 1; 0 with zeromq = remote decoders only)
+  --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale (default 4)
   --zeromq-endpoint E  ipc://PATH or tcp://HOST:PORT for --channel zeromq (remote decoders connect here)
   --http PORT        also serve the HTTP API and dashboard on 127.0.0.1:PORT (0 = any free port)
   --http-host HOST   bind address for --http (default 127.0.0.1)
@@ -41,6 +42,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     channel: { type: 'string' },
     decoder: { type: 'string' },
     decoders: { type: 'string' },
+    'decode-scale': { type: 'string' },
     http: { type: 'string' },
     'http-host': { type: 'string' },
     'zeromq-endpoint': { type: 'string' },
@@ -75,6 +77,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         channel: values.channel,
         decoder: values.decoder,
         decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, { min: 0, integer: true }),
+        decodeScale: decodeScaleFlag(values['decode-scale']),
         zeromqEndpoint: values['zeromq-endpoint'],
         httpHost: values['http-host'],
         httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, { min: 0, integer: true }),

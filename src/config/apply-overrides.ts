@@ -4,13 +4,14 @@ import type { Config } from './config-types.js';
 import { validateConfig } from './validate-config.js';
 import { ConfigError, UsageError } from '../errors.js';
 
-const FLAG_NAMES: Record<string, string> = { zeromqEndpoint: 'zeromq-endpoint', httpHost: 'http-host', httpPort: 'http' };
+const FLAG_NAMES: Record<string, string> = { zeromqEndpoint: 'zeromq-endpoint', httpHost: 'http-host', httpPort: 'http', decodeScale: 'decode-scale' };
 
 export interface ConfigOverrides {
   readonly db?: string | undefined;
   readonly channel?: string | undefined;
   readonly decoder?: string | undefined;
   readonly decoders?: number | undefined;
+  readonly decodeScale?: number | undefined;
   readonly zeromqEndpoint?: string | undefined;
   readonly httpHost?: string | undefined;
   readonly httpPort?: number | undefined;

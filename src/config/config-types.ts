@@ -1,5 +1,7 @@
 // The shape of a validated, frozen configuration.
 
+import type { DecodeScale } from '../decode/decode-scale.js';
+
 export type Point = readonly [number, number];
 
 export interface LineConfig {
@@ -35,6 +37,8 @@ export interface Config {
   readonly zeromqEndpoint: string;
   readonly decoder: 'jpeg-js' | 'sharp';
   readonly decoders: number;
+  /** Decoders hand over frames at 1/decodeScale; every camera's analyzer.downscale is a multiple of it. */
+  readonly decodeScale: DecodeScale;
   readonly maxFramesInFlight: number;
   readonly flushIntervalMs: number;
   readonly httpHost: string;

@@ -1,5 +1,7 @@
 // Defaults for every configuration key, with units. Config files only need to say what differs.
 
+import type { DecodeScale } from '../decode/decode-scale.js';
+
 export const CAMERA_DEFAULTS = {
   pollIntervalMs: 500, // snapshot refresh period; also the nominal frame interval used for uptime
   timeoutMs: 5_000, // per HTTP request (headers and body); a stalled camera is abandoned after this
@@ -17,6 +19,7 @@ export const DAEMON_DEFAULTS = {
   zeromqEndpoint: '', // only for channel "zeromq"; empty = a private ipc:// socket in the temp dir
   decoder: 'jpeg-js' as 'jpeg-js' | 'sharp', // JPEG decoder used by the decoder workers
   decoders: 1, // number of decoder processes/threads
+  decodeScale: 1 as DecodeScale, // decode at 1/decodeScale (full-resolution px per decoded px); 1 = full size
   maxFramesInFlight: 4, // frames decoded or decoding but not yet analysed; beyond it the oldest is dropped
   flushIntervalMs: 1_000, // store writes are batched and committed at least this often
   httpHost: '127.0.0.1', // HTTP API bind address

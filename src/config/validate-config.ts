@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from './defaults.js';
 import type { CameraConfig, Config, LineConfig, Point } from './config-types.js';
+import { ANALYZER_DEFAULTS } from '../analyze/analyzer-options.js';
+import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
 
 export interface ValidateOptions {
   /** Cameras must have a `url` (the daemon); replay and eval do not need one. */
@@ -53,7 +55,7 @@ function oneOf<T extends string>(obj: Record<string, unknown>, key: string, path
 
 function point(v: unknown, path: string): Point {
   if (!Array.isArray(v) || v.length !== 2 || !v.every((c) => typeof c === 'number' && Number.isFinite(c))) {
-    throw new ConfigError(`${path}: must be a point [x, y] in pixels of the decoded frame, got ${describe(v)}`);
+    throw new ConfigError(`${path}: must be a point [x, y] in pixels of the full-size camera frame, got ${describe(v)}`);
   }
   return Object.freeze([v[0] as number, v[1] as number]) as Point;
 }
@@ -160,6 +162,33 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
   });
 }
 
+/**
+ * decodeScale must divide every camera's analyzer.downscale: a working pixel is then a whole block of decoded
+ * pixels, and the analyzer's box average over it is the same picture as at full resolution.
+ */
+function validateDecodeScale(raw: Record<string, unknown>, cameras: readonly CameraConfig[]): DecodeScale {
+  const v = raw.decodeScale ?? DAEMON_DEFAULTS.decodeScale;
+  if (!isDecodeScale(v)) {
+    throw new ConfigError(
+      `decodeScale: must be one of ${DECODE_SCALES.join(', ')} (full-resolution pixels per decoded pixel; 1 = full size), got ${describe(v)}`,
+    );
+  }
+  for (const [i, c] of cameras.entries()) {
+    // A bad downscale itself is reported by the analyzer's option check, with its range.
+    const downscale = c.analyzer.downscale ?? ANALYZER_DEFAULTS.downscale;
+    if (typeof downscale !== 'number' || !Number.isInteger(downscale) || downscale < 1) continue;
+    if (downscale % v !== 0) {
+      const divisors = DECODE_SCALES.filter((s) => downscale % s === 0);
+      const fits = divisors.length > 1 ? `${divisors.slice(0, -1).join(', ')} or ${divisors.at(-1)}` : `${divisors[0]}`;
+      throw new ConfigError(
+        `decodeScale: ${v} does not divide cameras[${i}].analyzer.downscale (${downscale}); the analyzer averages whole decoded pixels, ` +
+          `so use decodeScale ${fits}, or set cameras[${i}].analyzer.downscale to a multiple of ${v}`,
+      );
+    }
+  }
+  return v;
+}
+
 /** Validates a parsed config object; returns a deeply frozen Config. */
 export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUrl: true }): Config {
   if (!isObject(raw)) throw new ConfigError(`config: must be a JSON object {"cameras": [...]}, got ${describe(raw)}`);
@@ -194,6 +223,7 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
     zeromqEndpoint: (raw.zeromqEndpoint as string | undefined) ?? d.zeromqEndpoint,
     decoder: oneOf(raw, 'decoder', '', d.decoder, ['jpeg-js', 'sharp'] as const),
     decoders,
+    decodeScale: validateDecodeScale(raw, cameras),
     maxFramesInFlight: num(raw, 'maxFramesInFlight', '', d.maxFramesInFlight, 1, 64, true),
     flushIntervalMs: num(raw, 'flushIntervalMs', '', d.flushIntervalMs, 50, 60_000),
     httpHost: (raw.httpHost as string | undefined) ?? d.httpHost,

@@ -3,22 +3,36 @@
 import jpeg from 'jpeg-js';
 import { DecodeError, TrafficCounterError } from '../errors.js';
 import type { DecodeLimits } from '../channel/messages.js';
-import { inspectJpeg } from './jpeg-header.js';
+import { inspectJpeg, type JpegInfo } from './jpeg-header.js';
+import { boxAverageRgba, type DecodeScale } from './decode-scale.js';
 
 export interface DecodedImage {
   readonly width: number;
   readonly height: number;
   /** width * height * 4 bytes, RGBA. */
   readonly data: Uint8Array;
+  /** Full-resolution pixels per pixel of this image (1 = full size); see decode-scale.ts. */
+  readonly scale: DecodeScale;
 }
 
 export type DecoderName = 'jpeg-js' | 'sharp';
 
-/** Decodes untrusted JPEG bytes; throws DecodeError with a reason the operator can act on. */
-export type JpegDecoder = (bytes: Uint8Array, limits: DecodeLimits, what?: string) => DecodedImage | Promise<DecodedImage>;
+export interface DecodeOptions {
+  /** Names the frame in error messages. */
+  readonly what?: string;
+  /** Decode at 1/scale of the JPEG's size (default 1); the result is scaledSize() of it. */
+  readonly scale?: DecodeScale;
+}
 
-/** Refuses images larger than the limits before any pixel memory is allocated. */
-export function checkLimits(bytes: Uint8Array, limits: DecodeLimits, what: string): void {
+/** Decodes untrusted JPEG bytes; throws DecodeError with a reason the operator can act on. */
+export type JpegDecoder = (bytes: Uint8Array, limits: DecodeLimits, opts?: DecodeOptions) => DecodedImage | Promise<DecodedImage>;
+
+/**
+ * Refuses images larger than the limits before any pixel memory is allocated. The limits apply to the size
+ * the JPEG header claims, whatever the decode scale: jpeg-js decodes at full size anyway, and a camera that
+ * suddenly sends 60000x60000 is refused the same way at every scale. Returns the header's size.
+ */
+export function checkLimits(bytes: Uint8Array, limits: DecodeLimits, what: string): JpegInfo {
   const { width, height } = inspectJpeg(bytes, what);
   const mp = (width * height) / 1e6;
   if (mp > limits.maxMegapixels) {
@@ -34,19 +48,22 @@ export function checkLimits(bytes: Uint8Array, limits: DecodeLimits, what: strin
       `${what}: decoding ${width}x${height} needs ${mb.toFixed(0)} MB, over maxDecodeMemoryMB=${limits.maxDecodeMemoryMB}; raise it in the camera config`,
     );
   }
+  return { width, height };
 }
 
-export const decodeWithJpegJs: JpegDecoder = (bytes, limits, what = 'JPEG') => {
+/** jpeg-js has no DCT scaling: it decodes the full frame and box-averages it down (still one small hand-off). */
+export const decodeWithJpegJs: JpegDecoder = (bytes, limits, { what = 'JPEG', scale = 1 } = {}) => {
   checkLimits(bytes, limits, what);
+  let img: DecodedImage;
   try {
-    const img = jpeg.decode(bytes, {
+    const decoded = jpeg.decode(bytes, {
       useTArray: true,
       formatAsRGBA: true,
       tolerantDecoding: false, // a damaged frame is rejected, not half-decoded into phantom foreground
       maxResolutionInMP: limits.maxMegapixels,
       maxMemoryUsageInMB: limits.maxDecodeMemoryMB,
     });
-    return { width: img.width, height: img.height, data: img.data };
+    img = { width: decoded.width, height: decoded.height, data: decoded.data, scale: 1 };
   } catch (err) {
     if (err instanceof TrafficCounterError) throw err;
     const msg = err instanceof Error ? err.message : String(err);
@@ -57,6 +74,7 @@ export const decodeWithJpegJs: JpegDecoder = (bytes, limits, what = 'JPEG') => {
       { cause: err },
     );
   }
+  return boxAverageRgba(img, scale);
 };
 
 /** Returns the named decoder; optional ones are loaded on first use. */

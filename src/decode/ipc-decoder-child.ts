@@ -1,7 +1,7 @@
 // Entry of a forked decoder process for the ipc channel: receives JPEGs over process IPC, sends RGBA frames back.
 
 import { createDecoder, type JpegDecoder } from './decode-jpeg.js';
-import { TrafficCounterError } from '../errors.js';
+import { decodeToFrame } from './decode-to-frame.js';
 import type { IpcFromChild, IpcToChild } from '../channel/messages.js';
 import { toUint8Array } from './ipc-bytes.js';
 import { lowerDecoderPriority } from './decoder-priority.js';
@@ -25,26 +25,13 @@ async function handle(msg: IpcToChild): Promise<void> {
     return;
   }
   const { req, job } = msg;
-  const what = `camera ${req.cameraId} frame ${req.seq}`;
-  const t0 = performance.now();
-  try {
-    const img = await decoder!(toUint8Array(msg.jpeg), req.limits, what);
-    const header = {
-      type: 'frame' as const,
-      cameraId: req.cameraId,
-      seq: req.seq,
-      capturedAt: req.capturedAt,
-      width: img.width,
-      height: img.height,
-      decodeMs: performance.now() - t0,
-    };
+  const out = await decodeToFrame(req, toUint8Array(msg.jpeg), decoder!);
+  if (out.type === 'frame') {
     // Buffer (not a bare Uint8Array) so that 'json' serialization keeps the bytes (as a number array).
-    const pixels = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
-    await send({ type: 'frame', job, header, pixels });
-  } catch (err) {
-    const code = err instanceof TrafficCounterError ? err.code : 'TC_ERR_DECODE_CORRUPT';
-    const message = err instanceof Error ? err.message : String(err);
-    await send({ type: 'decode-error', job, failure: { type: 'decode-error', cameraId: req.cameraId, seq: req.seq, capturedAt: req.capturedAt, code, message } });
+    const pixels = Buffer.from(out.pixels.buffer, out.pixels.byteOffset, out.pixels.byteLength);
+    await send({ type: 'frame', job, header: out.header, pixels });
+  } else {
+    await send({ type: 'decode-error', job, failure: out.failure });
   }
 }
 

@@ -3,8 +3,7 @@
 
 import { workerData } from 'node:worker_threads';
 import { createDecoder, type JpegDecoder } from './decode-jpeg.js';
-import { inspectJpeg } from './jpeg-header.js';
-import { DecodeError, TrafficCounterError } from '../errors.js';
+import { decodeToFrame } from './decode-to-frame.js';
 import { SharedFrameRing } from '../channel/shared-frame-ring.js';
 import type { SharedDecodeTask, SharedRingInit } from '../channel/messages.js';
 
@@ -17,23 +16,21 @@ export default async function decodeIntoSlot(task: SharedDecodeTask): Promise<vo
   const decode = await decoder;
   if (task.type === 'init') return;
   const { slot, req } = task;
-  const what = `camera ${req.cameraId} frame ${req.seq}`;
   const t0 = performance.now();
-  try {
-    const { width, height } = inspectJpeg(task.jpeg, what);
-    if (width * height * 4 > ring.slotBytes) {
-      throw new DecodeError(
-        'TC_ERR_DECODE_SIZE_MISMATCH',
-        `${what}: ${width}x${height} frame does not fit the shared-memory slot (${ring.slotBytes} bytes); ${init.slotHint}`,
-      );
-    }
-    const img = await decode(task.jpeg, req.limits, what);
-    // jpeg-js and sharp both return their own buffer; one copy into the slot, on this thread.
-    ring.view(slot, img.data.byteLength).set(img.data);
-    ring.publishFrame(slot, img.width, img.height, performance.now() - t0);
-  } catch (err) {
-    const code = err instanceof TrafficCounterError ? err.code : 'TC_ERR_DECODE_CORRUPT';
-    const message = err instanceof Error ? err.message : String(err);
-    ring.publishError(slot, code, message, performance.now() - t0);
+  const out = await decodeToFrame(req, task.jpeg, decode);
+  if (out.type === 'decode-error') {
+    ring.publishError(slot, out.failure.code, out.failure.message, performance.now() - t0);
+    return;
   }
+  const h = out.header;
+  if (out.pixels.byteLength > ring.slotBytes) {
+    // Checked on the decoded frame, so that a frame decoded at 1/scale is held to its real size.
+    const at = h.scale > 1 ? ` (decoded at 1/${h.scale})` : '';
+    const message = `camera ${req.cameraId} frame ${req.seq}: ${h.width}x${h.height} frame${at} does not fit the shared-memory slot (${ring.slotBytes} bytes); ${init.slotHint}`;
+    ring.publishError(slot, 'TC_ERR_DECODE_SIZE_MISMATCH', message, performance.now() - t0);
+    return;
+  }
+  // jpeg-js and sharp both return their own buffer; one copy into the slot, on this thread.
+  ring.view(slot, out.pixels.byteLength).set(out.pixels);
+  ring.publishFrame(slot, h.width, h.height, h.scale, performance.now() - t0);
 }

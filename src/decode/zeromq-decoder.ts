@@ -5,8 +5,9 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Dealer } from 'zeromq';
 import { createDecoder, type DecoderName } from './decode-jpeg.js';
-import { TrafficCounterError } from '../errors.js';
-import type { FrameHeader, ZmqDecodeJob, ZmqFromDecoder } from '../channel/messages.js';
+import { decodeFailure, decodeToFrame } from './decode-to-frame.js';
+import { DECODE_SCALES, isDecodeScale } from './decode-scale.js';
+import type { ZmqDecodeJob, ZmqFromDecoder } from '../channel/messages.js';
 
 export interface ZeromqDecoderOptions {
   /** The analyzer's endpoint, e.g. tcp://10.0.0.5:5555 or ipc:///tmp/x.sock. */
@@ -82,36 +83,31 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   async function handle(parts: Buffer[]): Promise<void> {
     let job: ZmqDecodeJob;
     try {
-      job = JSON.parse(parts[0]!.toString('utf8')) as ZmqDecodeJob;
-      if (job.type !== 'decode' || typeof job.job !== 'number' || parts.length !== 2) throw new Error('not a decode job');
+      const raw = JSON.parse(parts[0]!.toString('utf8')) as ZmqDecodeJob;
+      if (raw.type !== 'decode' || typeof raw.job !== 'number' || parts.length !== 2) throw new Error('not a decode job');
+      // An analyzer from before decodeScale sends no scale: it expects full frames.
+      const scale = raw.req.scale ?? 1;
+      if (!isDecodeScale(scale)) throw new Error(`decode scale ${JSON.stringify(scale)} is not one of ${DECODE_SCALES.join(', ')}`);
+      job = { ...raw, req: { ...raw.req, scale } };
     } catch (err) {
       process.emitWarning(`zeromq decoder: ignoring a malformed message from the analyzer (${(err as Error).message})`);
       await send(ready);
       return;
     }
-    const { req } = job;
-    const what = `camera ${req.cameraId} frame ${req.seq}`;
-    const t0 = performance.now();
+    const out = await decodeToFrame(job.req, parts[1]!, decode);
     try {
-      const img = await decode(parts[1]!, req.limits, what);
-      const header: FrameHeader = {
-        type: 'frame',
-        cameraId: req.cameraId,
-        seq: req.seq,
-        capturedAt: req.capturedAt,
-        width: img.width,
-        height: img.height,
-        decodeMs: performance.now() - t0,
-      };
-      // Zero-copy send: zeromq keeps a reference to img.data until it is on the wire. Both decoders
-      // return a fresh buffer per frame and nothing here writes it again.
-      const pixels = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
-      await send({ type: 'frame', job: job.job, header }, pixels);
+      if (out.type === 'frame') {
+        // Zero-copy send: zeromq keeps a reference to the pixels until they are on the wire. Both decoders
+        // return a fresh buffer per frame and nothing here writes it again.
+        const pixels = Buffer.from(out.pixels.buffer, out.pixels.byteOffset, out.pixels.byteLength);
+        await send({ type: 'frame', job: job.job, header: out.header }, pixels);
+      } else {
+        await send({ type: 'decode-error', job: job.job, failure: out.failure });
+      }
     } catch (err) {
+      // The frame did not go out: the analyzer still gets an answer for the job, unless we are stopping.
       if (sock.closed) return;
-      const code = err instanceof TrafficCounterError ? err.code : 'TC_ERR_DECODE_CORRUPT';
-      const message = err instanceof Error ? err.message : String(err);
-      await send({ type: 'decode-error', job: job.job, failure: { type: 'decode-error', cameraId: req.cameraId, seq: req.seq, capturedAt: req.capturedAt, code, message } });
+      await send({ type: 'decode-error', job: job.job, failure: decodeFailure(job.req, err) });
     }
   }
 }

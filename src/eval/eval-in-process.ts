@@ -1,5 +1,6 @@
 // Counts a directory of JPEG frames in this thread (jpeg-js decode → CameraAnalyzer), for evaluation and
-// tuning without the decode channel. Frame k (sorted by name, from 0) is at k / fps seconds.
+// tuning without the decode channel. Frame k (sorted by name, from 0) is at k / fps seconds. With a
+// decodeScale, frames are box-averaged down first, as the jpeg-js decoders of the channels do.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { SourceError } from '../errors.js';
 import type { CameraConfig } from '../config/config-types.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
+import { boxAverageRgba, type DecodeScale } from '../decode/decode-scale.js';
 
 export interface InProcessResult {
   frames: number;
@@ -33,7 +35,7 @@ export function listJpegs(framesDir: string): string[] {
 export async function countFramesInProcess(
   camera: CameraConfig,
   framesDir: string,
-  opts: { fps: number; every: number; startMs?: number },
+  opts: { fps: number; every: number; startMs?: number; decodeScale?: DecodeScale },
 ): Promise<InProcessResult> {
   const files = listJpegs(framesDir);
   const analyzer = new CameraAnalyzer(camera);
@@ -42,8 +44,9 @@ export async function countFramesInProcess(
   let frames = 0;
   for (let k = 0; k < files.length; k += opts.every) {
     const bytes = readFileSync(join(framesDir, files[k]!));
-    const img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 512 });
-    events.push(...analyzer.process({ width: img.width, height: img.height, data: img.data, timeMs: startMs + Math.round((k * 1000) / opts.fps) }));
+    const full = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 512 });
+    const img = boxAverageRgba({ width: full.width, height: full.height, data: full.data, scale: 1 }, opts.decodeScale ?? 1);
+    events.push(...analyzer.process({ width: img.width, height: img.height, scale: img.scale, data: img.data, timeMs: startMs + Math.round((k * 1000) / opts.fps) }));
     frames++;
     // Yield now and then so a caller's timers and signals still run during a long clip.
     if (frames % 50 === 0) await new Promise((r) => setImmediate(r));

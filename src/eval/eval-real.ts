@@ -39,7 +39,7 @@ export async function evalRealClips(dir: string): Promise<RealEvalRow[]> {
       const auto: { id: string; in: number; out: number }[] = [];
       let ms = 0;
       for (const camera of config.cameras) {
-        const res = await countFramesInProcess(camera, join(base, 'frames'), { fps: CLIP_FPS, every });
+        const res = await countFramesInProcess(camera, join(base, 'frames'), { fps: CLIP_FPS, every, decodeScale: config.decodeScale });
         auto.push(...res.lines);
         ms += res.avgMs;
       }

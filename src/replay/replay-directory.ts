@@ -46,7 +46,7 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
     try {
       result.frames++;
       for (const a of analyzers) {
-        for (const ev of a.process({ width: f.width, height: f.height, data: f.data, timeMs: f.capturedAt })) opts.onEvent?.(ev);
+        for (const ev of a.process({ width: f.width, height: f.height, scale: f.scale, data: f.data, timeMs: f.capturedAt })) opts.onEvent?.(ev);
       }
     } finally {
       f.release();
