@@ -140,7 +140,11 @@ export class Tracker {
           // beyond the prediction, with a small cost for changing speed.
           const mx = qx - T.x, my = qy - T.y;
           const m2 = mx * mx + my * my;
-          const k = m2 > 0 ? Math.min(1.35, Math.max(0, ((D.x - T.x) * mx + (D.y - T.y) * my) / m2)) : 0;
+          // A track missed in the last frame had not stopped where it was (it would have been seen there):
+          // it went at least half as far as predicted. Otherwise a lingering track, already counted,
+          // takes the next vehicle arriving at its place and that vehicle is never counted.
+          const kMin = T.missed > 0 ? 0.5 : 0;
+          const k = m2 > 0 ? Math.min(1.35, Math.max(kMin, ((D.x - T.x) * mx + (D.y - T.y) * my) / m2)) : 0;
           const e = Math.hypot(D.x - (T.x + k * mx), D.y - (T.y + k * my));
           if (e > R) continue;
           // Vehicles do not reverse between frames: a link running back against the track's own (or its
