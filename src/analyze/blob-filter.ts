@@ -67,6 +67,7 @@ export function componentsToDetections(
   geom: RoiGeometry,
   persp: PerspectiveModel,
   p: BlobFilterParams,
+  direction?: MotionDirection,
 ): Detection[] {
   const groupOf = new Int32Array(comps.length + 2);
   const out: Detection[] = [];
@@ -77,18 +78,20 @@ export function componentsToDetections(
     const expW = persp.width(cy);
     const wFull = (c.maxX - c.minX + 1) * s;
     if (!Number.isNaN(expW) && wFull > p.splitWidthFactor * expW && c.label > 0) {
-      for (const part of splitColumns(c, labels, cur, geom, Math.round(wFull / expW))) push(part, part.minX, part.maxX, false);
+      const cx = geom.x0 + (c.sumX / c.area + 0.5) * s;
+      const parts = splitAcross(c, labels, cur, geom, Math.round(wFull / expW), direction?.(cx, cy));
+      for (const part of parts) push(part.c, parts.length === 1, part.owns);
     } else {
-      push(c, c.minX, c.maxX, c.label > 0);
+      push(c, c.label > 0);
     }
   }
   return out;
 
   // xFrom..xTo: the columns of the label that belong to this part (a split part owns a column range).
-  function push(c: Component, xFrom: number, xTo: number, whole: boolean): void {
+  function push(c: Component, whole: boolean, owns?: (x: number, y: number) => boolean): void {
     if (c.area === 0) return;
     const area = c.area * s * s;
-    const thumb = thumbnail(c, labels, cur, geom.width, xFrom, xTo, groupOf);
+    const thumb = thumbnail(c, labels, cur, geom.width, groupOf, owns);
     if (area < p.minAreaPx) return;
     const w = (c.maxX - c.minX + 1) * s;
     const h = (c.maxY - c.minY + 1) * s;
@@ -115,66 +118,101 @@ export function componentsToDetections(
   }
 }
 
-// Cuts a blob into k parts at the emptiest columns near the evenly spaced cut positions: the gap between
-// two cars side by side is where the fewest foreground pixels are stacked.
-function splitColumns(c: Component, labels: Int32Array, cur: Planes, geom: RoiGeometry, k: number): Component[] {
+const VALLEY = 2 / 3;
+
+/** Image direction of usual motion at (x, y) in full px (any length), or undefined where none is known. */
+export type MotionDirection = (x: number, y: number) => readonly [number, number] | undefined;
+
+// Cuts a blob into k parts across the lanes: pixels are ordered by their offset u across the direction of
+// motion (image columns when it is unknown), and cuts go at the emptiest offsets near evenly spaced
+// positions. Vehicles abreast on a road running diagonally through the image overlap in columns, but the
+// gap between their lanes runs along the motion, so it shows as a valley in u.
+function splitAcross(c: Component, labels: Int32Array, cur: Planes, geom: RoiGeometry, k: number, dir: readonly [number, number] | undefined): Part[] {
   const w = geom.width;
-  const bw = c.maxX - c.minX + 1;
-  k = Math.max(2, Math.min(k, Math.floor(bw / 2)));
-  if (bw < 4) return [c];
-  const colCount = new Int32Array(bw);
+  const len = dir ? Math.hypot(dir[0], dir[1]) : 0;
+  // Unit vector across the motion; columns when the motion is unknown or vertical.
+  const px = len > 0 ? dir![1] / len : 1, py = len > 0 ? -dir![0] / len : 0;
+  let umin = Infinity, umax = -Infinity;
+  for (const [x, y] of [[c.minX, c.minY], [c.maxX, c.minY], [c.minX, c.maxY], [c.maxX, c.maxY]] as const) {
+    const u = x * px + y * py;
+    if (u < umin) umin = u;
+    if (u > umax) umax = u;
+  }
+  const span = Math.floor(umax - umin) + 1;
+  k = Math.max(2, Math.min(k, Math.floor(span / 2)));
+  if (span < 4) return [{ c }];
+  const count = new Int32Array(span);
   for (let y = c.minY; y <= c.maxY; y++) {
-    for (let x = c.minX; x <= c.maxX; x++) if (labels[y * w + x] === c.label) colCount[x - c.minX]!++;
+    for (let x = c.minX; x <= c.maxX; x++) if (labels[y * w + x] === c.label) count[Math.floor(x * px + y * py - umin)]!++;
   }
+  // The occupied range, not the bbox corners, is what is split evenly.
+  let lo0 = 0, hi0 = span - 1;
+  while (lo0 < hi0 && count[lo0] === 0) lo0++;
+  while (hi0 > lo0 && count[hi0] === 0) hi0--;
+  const occupied = hi0 - lo0 + 1;
+  const part = occupied / k;
   const cuts: number[] = [];
-  const part = bw / k;
   for (let j = 1; j < k; j++) {
-    const centre = Math.round(j * part);
-    const lo = Math.max(1, Math.round(centre - part * 0.3));
-    const hi = Math.min(bw - 1, Math.round(centre + part * 0.3));
+    const centre = lo0 + Math.round(j * part);
+    const lo = Math.max(lo0 + 1, Math.round(centre - part * 0.3));
+    const hi = Math.min(hi0 - 1, Math.round(centre + part * 0.3));
     let best = centre, bestCount = Infinity;
-    for (let x = lo; x <= hi; x++) {
-      const v = colCount[x]! + 0.01 * Math.abs(x - centre);
-      if (v < bestCount) { bestCount = v; best = x; }
+    for (let u = lo; u <= hi; u++) {
+      const v = count[u]! + 0.01 * Math.abs(u - centre);
+      if (v < bestCount) { bestCount = v; best = u; }
     }
-    cuts.push(best);
+    // A cut must fall in a valley: between two vehicles the offsets hold at most VALLEY × the pixels of
+    // the fuller ones on either side. A single vehicle's profile is one hump, so a blob wider than the
+    // typical vehicle because the model is still too small (or because it is a lorry) is not cut into slivers.
+    let left = 0, right = 0;
+    for (let u = Math.max(lo0, best - Math.round(part)); u < best; u++) left = Math.max(left, count[u]!);
+    for (let u = best + 1; u <= Math.min(hi0, best + Math.round(part)); u++) right = Math.max(right, count[u]!);
+    if (count[best]! <= VALLEY * Math.min(left, right)) cuts.push(best);
   }
-  const parts: Component[] = [];
-  let start = 0;
-  for (const end of [...cuts, bw]) {
-    const pc: Component = { label: c.label, area: 0, minX: w, minY: geom.height, maxX: -1, maxY: -1, sumX: 0, sumY: 0, sumR: 0, sumG: 0, sumB: 0 };
-    for (let y = c.minY; y <= c.maxY; y++) {
-      for (let x = c.minX + start; x < c.minX + end; x++) {
-        const i = y * w + x;
-        if (labels[i] !== c.label) continue;
-        pc.area++; pc.sumX += x; pc.sumY += y;
-        pc.sumR += cur.r[i]!; pc.sumG += cur.g[i]!; pc.sumB += cur.b[i]!;
-        if (x < pc.minX) pc.minX = x;
-        if (x > pc.maxX) pc.maxX = x;
-        if (y < pc.minY) pc.minY = y;
-        if (y > pc.maxY) pc.maxY = y;
-      }
+  if (cuts.length === 0) return [{ c }];
+  const parts: Component[] = [...cuts, span].map(() => ({ label: c.label, area: 0, minX: w, minY: geom.height, maxX: -1, maxY: -1, sumX: 0, sumY: 0, sumR: 0, sumG: 0, sumB: 0 }));
+  for (let y = c.minY; y <= c.maxY; y++) {
+    for (let x = c.minX; x <= c.maxX; x++) {
+      const i = y * w + x;
+      if (labels[i] !== c.label) continue;
+      const u = Math.floor(x * px + y * py - umin);
+      let j = 0;
+      while (j < cuts.length && u >= cuts[j]!) j++;
+      const pc = parts[j]!;
+      pc.area++; pc.sumX += x; pc.sumY += y;
+      pc.sumR += cur.r[i]!; pc.sumG += cur.g[i]!; pc.sumB += cur.b[i]!;
+      if (x < pc.minX) pc.minX = x;
+      if (x > pc.maxX) pc.maxX = x;
+      if (y < pc.minY) pc.minY = y;
+      if (y > pc.maxY) pc.maxY = y;
     }
-    parts.push(pc);
-    start = end;
   }
-  return parts;
+  return parts.map((pc, j) => {
+    const lo = j > 0 ? cuts[j - 1]! : -Infinity, hi = j < cuts.length ? cuts[j]! : Infinity;
+    return { c: pc, owns: (x: number, y: number) => { const u = Math.floor(x * px + y * py - umin); return u >= lo && u < hi; } };
+  });
+}
+
+/** A blob, or one part of a split blob: `owns` tells which of the label's pixels are the part's. */
+interface Part {
+  c: Component;
+  owns?: (x: number, y: number) => boolean;
 }
 
 // A merged group has label −g (see mergeFragments): its pixels are those whose label maps to g.
-function thumbnail(c: Component, labels: Int32Array, cur: Planes, w: number, xFrom: number, xTo: number, groupOf: Int32Array): Float32Array {
+function thumbnail(c: Component, labels: Int32Array, cur: Planes, w: number, groupOf: Int32Array, owns?: (x: number, y: number) => boolean): Float32Array {
   const t = new Float32Array(THUMB * THUMB * 4);
   const counts = new Float32Array(THUMB * THUMB);
   const bw = c.maxX - c.minX + 1, bh = c.maxY - c.minY + 1;
   for (let y = c.minY; y <= c.maxY; y++) {
     const gy = Math.min(THUMB - 1, Math.floor(((y - c.minY) * THUMB) / bh));
-    for (let x = Math.max(c.minX, xFrom); x <= Math.min(c.maxX, xTo); x++) {
+    for (let x = c.minX; x <= c.maxX; x++) {
       const gx = Math.min(THUMB - 1, Math.floor(((x - c.minX) * THUMB) / bw));
       const k = gy * THUMB + gx;
       counts[k]!++;
       const i = y * w + x;
       const l = labels[i]!;
-      if (c.label > 0 ? l !== c.label : l === 0 || groupOf[l] !== -c.label) continue;
+      if (c.label > 0 ? l !== c.label || (owns && !owns(x, y)) : l === 0 || groupOf[l] !== -c.label) continue;
       const o = k * 4;
       t[o]! += cur.r[i]!; t[o + 1]! += cur.g[i]!; t[o + 2]! += cur.b[i]!; t[o + 3]!++;
     }

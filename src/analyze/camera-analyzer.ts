@@ -194,14 +194,15 @@ export class CameraAnalyzer {
   }
 
   /** Background subtraction → blobs → detections; leaves the foreground mask in `this.fg`. */
-  private detect(cur: Planes, _tMs: number): Detection[] {
+  private detect(cur: Planes, tMs: number): Detection[] {
     const o = this.options;
     const g = this.geom;
     this.bgModel.estimateGain(cur, g.mask, this.fgPrev);
     segmentForeground(cur, this.bgModel.bg, this.bgModel.gain, g.mask, o, this.diff, this.fgRaw, this.hist);
     close(this.fgRaw, g.width, g.height, 1, this.fg, this.tmp1, this.tmp2);
     const comps = this.labeler.label(this.fg, g.width, g.height, cur);
-    return componentsToDetections(comps, this.labeler.labels, cur, g, this.persp, o);
+    // Blobs of vehicles abreast are cut across the usual motion where it is known.
+    return componentsToDetections(comps, this.labeler.labels, cur, g, this.persp, o, (x, y) => this.tracker.imageDirection(x, y, tMs / 1000));
   }
 
   private toEvent(c: TrackCrossing): CrossingEvent {

@@ -5,7 +5,8 @@
 const DECAY_SEC = 300; // evidence fades over minutes, so a change of traffic pattern is followed
 const BIN = 0.5; // histogram bin, vehicle sizes per second along the road axis
 const MIN_WEIGHT = 1.5; // evidence needed before a cell predicts
-const MIN_PEAK_SHARE = 0.4; // the peak (±1 bin) must hold this share of the cell's votes
+const MIN_PEAK_SHARE = 0.4;
+const STILL = 0.5; // sizes per second: below this a vehicle is standing (or its blob jitters) // the peak (±1 bin) must hold this share of the cell's votes
 
 export interface FlowEstimate {
   /** Usual velocity along the road axis, vehicle sizes per second (signed along the axis normal). */
@@ -79,7 +80,10 @@ export class FlowPrior {
    * vehicle is often seen once on each side of the line, so the places between learn from both ends.
    */
   vote(ax: number, ay: number, bx: number, by: number, along: number, lateral: number, weight: number, tSec: number): void {
-    if (!(weight > 0) || !Number.isFinite(along)) return;
+    // Standing still says nothing about where a lane's traffic goes: a static blob (a parked car, a
+    // background error) matches itself perfectly every frame, and would teach "no motion" to every new
+    // track there, which at 1 fps makes each vehicle link to the one behind it.
+    if (!(weight > 0) || !Number.isFinite(along) || Math.hypot(along, lateral) < STILL) return;
     const half = (this.bins - 1) / 2;
     const k = Math.round(along / BIN) + half;
     if (k < 0 || k >= this.bins) return;

@@ -4,9 +4,10 @@
 const BANDS = 8;
 const PER_BAND = 48; // recent samples kept per band
 const MIN_SAMPLES = 12; // total samples before the model is used
-// Blobs below this × the area-weighted median size of their band are fragments (a roof, a bonnet) and do
-// not vote; the floor also bounds how far below the area-weighted median the typical vehicle can fall.
-const FRAGMENT_FRAC = 0.6;
+// Sizes are compared in log units: a kernel of 0.1 (±10%) resolves a single vehicle from two merged ones
+// (area ×2, size ×1.4) and from a fragment; samples within ±NEAR_MODE (±25%) of the mode are that vehicle.
+const KDE_WIDTH = 0.1;
+const NEAR_MODE = 0.25;
 
 export class PerspectiveModel {
   private readonly y0: number;
@@ -89,56 +90,72 @@ export class PerspectiveModel {
     return Number.isNaN(this.c) ? NaN : Math.max(this.minSize, this.c + this.d * y);
   }
 
-  // Weighted least squares over per-band medians: medians ignore the odd lorry or fragment.
+  // The typical vehicle is the commonest blob size, not the median: blobs of two vehicles that stayed one
+  // (followers at 1-2 fps, neighbours abreast) and fragments of one vehicle (a dark car broken at its
+  // windscreen) form modes of their own above and below it, and either can hold half the samples or half
+  // the area of a band in dense or dark traffic. Sizes grow linearly down the image, so every sample is
+  // compared with a line through the bands: the mode of log(size / line) over all bands together is the
+  // single vehicle, and each band's median over the samples near that mode refits the line.
   private fit(): void {
     if (!this.dirty || !this.ready) return;
     this.dirty = false;
-    const ys: number[] = [], ss: number[] = [], ws: number[] = [], hs: number[] = [], wt: number[] = [];
+    const n = (i: number): number => Math.min(this.counts[i]!, PER_BAND);
+    const bandY = (i: number): number => this.y0 + (i + 0.5) * this.bandH;
+    // Start: a line through the per-band medians (any mode mix), used only to compare bands with each other.
+    let ys: number[] = [], ss: number[] = [], ws: number[] = [], hs: number[] = [], wt: number[] = [];
     for (let i = 0; i < BANDS; i++) {
-      const n = Math.min(this.counts[i]!, PER_BAND);
-      if (n < 3) continue;
-      ys.push(this.y0 + (i + 0.5) * this.bandH);
-      // Area-weighted medians: one vehicle broken into several fragments (a dark car, a windscreen the colour
-      // of the road) casts many small votes; weighting by area keeps the typical size that of whole vehicles,
-      // so a bad start cannot teach a too-small vehicle that then splits every blob (a self-reinforcing loop).
-      // That median leans towards the biggest blobs, though (lorries, and vehicles that stayed one blob with
-      // the one ahead or beside), which would teach a typical vehicle twice a car: so it only sets the floor
-      // below which a blob is a fragment, and every blob above the floor then votes once.
-      const sizes = this.sizes[i]!;
-      const floor = FRAGMENT_FRAC * weightedMedian(sizes, sizes, n);
-      ss.push(medianAbove(sizes, sizes, n, floor));
-      ws.push(medianAbove(this.widths[i]!, sizes, n, floor));
-      hs.push(medianAbove(this.heights[i]!, sizes, n, floor));
-      wt.push(n);
+      if (n(i) < 3) continue;
+      ys.push(bandY(i));
+      ss.push(median(Array.from(this.sizes[i]!.subarray(0, n(i)))));
+      wt.push(n(i));
     }
     if (ys.length === 0) return;
-    const [a, b] = lineFit(ys, ss, wt);
+    let [a, b] = lineFit(ys, ss, wt);
+    for (let iter = 0; iter < 2; iter++) {
+      const mode = this.logRatioMode(a, b);
+      ys = []; ss = []; ws = []; hs = []; wt = [];
+      for (let i = 0; i < BANDS; i++) {
+        const expected = Math.max(1, a + b * bandY(i));
+        const keep: number[] = [];
+        for (let k = 0; k < n(i); k++) if (Math.abs(Math.log(this.sizes[i]![k]! / expected) - mode) <= NEAR_MODE) keep.push(k);
+        if (keep.length < 2) continue;
+        ys.push(bandY(i));
+        ss.push(median(keep.map((k) => this.sizes[i]![k]!)));
+        ws.push(median(keep.map((k) => this.widths[i]![k]!)));
+        hs.push(median(keep.map((k) => this.heights[i]![k]!)));
+        wt.push(keep.length);
+      }
+      if (ys.length === 0) return;
+      [a, b] = lineFit(ys, ss, wt);
+    }
     const [c, d] = lineFit(ys, ws, wt);
     const [e, f] = lineFit(ys, hs, wt);
     this.a = a; this.b = b; this.c = c; this.d = d; this.e = e; this.f = f;
     this.minSize = 0.25 * Math.min(...ss);
   }
-}
 
-/** Plain median of values[i] over the i < n whose sizes[i] reach floor. */
-function medianAbove(values: Float64Array, sizes: Float64Array, n: number, floor: number): number {
-  const kept: number[] = [];
-  for (let i = 0; i < n; i++) if (sizes[i]! >= floor) kept.push(values[i]!);
-  kept.sort((p, q) => p - q);
-  return kept[(kept.length - 1) >> 1]!;
-}
-
-/** Median of values[0..n) where each value weighs sizes[i]² (its blob's area). */
-function weightedMedian(values: Float64Array, sizes: Float64Array, n: number): number {
-  const idx = Array.from({ length: n }, (_, i) => i).sort((p, q) => values[p]! - values[q]!);
-  let total = 0;
-  for (let i = 0; i < n; i++) total += sizes[i]! * sizes[i]!;
-  let acc = 0;
-  for (const i of idx) {
-    acc += sizes[i]! * sizes[i]!;
-    if (acc >= total / 2) return values[i]!;
+  /** Densest value of log(size / (a + b·y)) over every sample, by a Gaussian kernel of width KDE_WIDTH. */
+  private logRatioMode(a: number, b: number): number {
+    const r: number[] = [];
+    for (let i = 0; i < BANDS; i++) {
+      const expected = Math.max(1, a + b * (this.y0 + (i + 0.5) * this.bandH));
+      const n = Math.min(this.counts[i]!, PER_BAND);
+      for (let k = 0; k < n; k++) r.push(Math.log(this.sizes[i]![k]! / expected));
+    }
+    let best = 0, bestD = -1;
+    const inv = 1 / (2 * KDE_WIDTH * KDE_WIDTH);
+    for (let m = -1.5; m <= 1.5; m += 0.02) {
+      let dens = 0;
+      for (const v of r) dens += Math.exp(-(v - m) * (v - m) * inv);
+      if (dens > bestD) { bestD = dens; best = m; }
+    }
+    return best;
   }
-  return values[idx[n - 1]!]!;
+}
+
+function median(v: number[]): number {
+  v.sort((p, q) => p - q);
+  return v[(v.length - 1) >> 1]!;
 }
 
 // A single band gives a constant; the slope is clamped to non-negative (things never shrink towards the camera).

@@ -140,7 +140,11 @@ export class Tracker {
           // beyond the prediction, with a small cost for changing speed.
           const mx = qx - T.x, my = qy - T.y;
           const m2 = mx * mx + my * my;
-          const k = m2 > 0 ? Math.min(1.35, Math.max(0, ((D.x - T.x) * mx + (D.y - T.y) * my) / m2)) : 0;
+          // A track missed in the last frame had not stopped where it was (it would have been seen there):
+          // it went at least half as far as predicted. Otherwise a lingering track, already counted,
+          // takes the next vehicle arriving at its place and that vehicle is never counted.
+          const kMin = T.missed > 0 ? 0.5 : 0;
+          const k = m2 > 0 ? Math.min(1.35, Math.max(kMin, ((D.x - T.x) * mx + (D.y - T.y) * my) / m2)) : 0;
           const e = Math.hypot(D.x - (T.x + k * mx), D.y - (T.y + k * my));
           if (e > R) continue;
           // Vehicles do not reverse between frames: a link running back against the track's own (or its
@@ -213,6 +217,10 @@ export class Tracker {
         T.missed++;
         const gone = (tMs - T.lastT) / 1000;
         if (gone > this.p.trackMaxMissedSec && T.missed >= 2) continue;
+        // A track seen once, with no motion of its own nor a usual motion where it is, has nothing to predict
+        // with: after a missed frame any link would be a guess across the whole speed gate (at 1 fps, the
+        // next vehicle of either direction), so it ends; its vehicle, if real, starts a new track.
+        if (!T.hasVel && !this.flow.at(T.x, T.y, tMs / 1000)) continue;
         if (T.hasVel) {
           const py = this.ground.y(this.ground.gy(T.y) + T.vy * gone);
           if (Number.isNaN(py) || this.outside(this.ground.x(this.ground.gx(T.x, T.y) + T.vx * gone, py), py, T.det.size)) continue;
@@ -277,6 +285,25 @@ export class Tracker {
     for (const c of this.lines.observe(T.lines, D.x, D.y, tMs, margin, D.size, T.firstX, T.firstY, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: D });
     }
+  }
+
+  /**
+   * Image direction (full px, any length) of the usual motion at (x, y), from the flow prior through the
+   * ground plane; undefined where no usual motion is known.
+   */
+  imageDirection(x: number, y: number, tSec: number): [number, number] | undefined {
+    const prior = this.flow.at(x, y, tSec);
+    if (!prior || (prior.along === 0 && prior.lateral === 0)) return undefined;
+    const n = this.nearestNormal(x, y);
+    const G = this.ground;
+    G.refresh();
+    // A small step along the ground velocity, mapped back to the image.
+    const eps = 1e-3 * Math.max(1, Math.hypot(prior.along, prior.lateral));
+    const gvx = (prior.along * n.nx + prior.lateral * n.ny) / eps, gvy = (prior.along * n.ny - prior.lateral * n.nx) / eps;
+    const y2 = G.y(G.gy(y) + gvy);
+    if (Number.isNaN(y2)) return undefined;
+    const x2 = G.x(G.gx(x, y) + gvx, y2);
+    return x2 === x && y2 === y ? undefined : [x2 - x, y2 - y];
   }
 
   /**
