@@ -52,6 +52,17 @@ describe('traffic-counter CLI', () => {
     expect(r.stderr).toContain('--decode-scale: must be one of 1, 2, 4, 8');
   });
 
+  it('names the camera\'s roi key when the ROI reaches beyond the frames', async () => {
+    const dir = tempDir();
+    const clip = await renderClip({ dir, seed: 3, fps: 2, durationSec: 1 });
+    const file = join(dir, 'big-roi.json');
+    writeFileSync(file, JSON.stringify({ cameras: [{ id: 'c', roi: [[0, 0], [1900, 0], [1900, 1000], [0, 1000]], lines: [{ id: 'l', from: [0, 500], to: [1900, 500] }] }] }));
+    const r = await runCli(['replay', '--config', file, '--frames', join(dir, 'frames'), '--fps', '2']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`cameras[0].roi: reaches (1900, 1000) but the decoded frame is only 1280x720`);
+    expect(clip.frames).toBeGreaterThan(0);
+  }, 60_000);
+
   it('replay --json prints exactly {frames, cameras:[{id, lines:[{id, in, out}]}]} and counts the clip', async () => {
     const dir = tempDir();
     const clip = await renderClip({ dir, seed: 3, fps: 2, durationSec: 40 });

@@ -28,7 +28,7 @@ export interface ReplayResult {
 export async function replayDirectory(config: Config, opts: ReplayOptions): Promise<ReplayResult> {
   // One source: every camera in the config looks at the same frames (each with its own ROI and lines).
   const source = new DirectorySource({ cameraId: 'replay', dir: opts.framesDir, fps: opts.fps, every: opts.every });
-  const analyzers = config.cameras.map((c, i) => new CameraAnalyzer(c, `cameras[${i}].analyzer`));
+  const analyzers = config.cameras.map((c, i) => new CameraAnalyzer(c, `cameras[${i}]`));
   const limits = {
     maxMegapixels: Math.max(...config.cameras.map((c) => c.maxMegapixels)),
     maxDecodeMemoryMB: Math.max(...config.cameras.map((c) => c.maxDecodeMemoryMB)),
