@@ -9,7 +9,9 @@ export const ANALYZER_DEFAULTS = {
   // The median is right where a pixel is clear of traffic for over half the span; a slow lorry near the
   // camera covers a pixel for 2-3 s, so the span must be well above twice that.
   bootstrapSec: 8, // background starts as the per-pixel median of the frames of the first seconds
-  bootstrapMinFrames: 5, // ... and of at least this many frames (frames are replayed afterwards, none lost)
+  // The start-up frames also teach perspective and the usual motion before counting; at 1 fps 8 s hold
+  // too few vehicles per lane for that, so the span is also at least 20 frames.
+  bootstrapMinFrames: 20, // ... and of at least this many frames (frames are replayed afterwards, none lost)
   bootstrapMaxFrames: 40, // ... and at most this many (bounds start-up memory, ~0.5 MB each, and latency)
   bgTimeConstantSec: 15, // background pixels follow slow light change with this time constant (s)
   fgTimeConstantSec: 240, // a pixel covered by foreground is absorbed this slowly (s): parked cars fade
