@@ -17,9 +17,13 @@ export interface Box {
   rgb?: [number, number, number];
 }
 
+/**
+ * A camera over the synthetic road. Its start-up is the 8 s of bootstrapSec alone (at least 5 frames):
+ * these scenes script a single vehicle after an empty road, so there is nothing to learn from more frames.
+ */
 export function roadCamera(analyzer: Record<string, number | boolean> = {}): CameraConfig {
   return validateConfig(
-    { cameras: [{ id: 'test', roi: [[0, 0], [W, 0], [W, H], [0, H]], lines: [{ id: 'main', from: [0, LINE_Y], to: [W, LINE_Y] }], analyzer }] },
+    { cameras: [{ id: 'test', roi: [[0, 0], [W, 0], [W, H], [0, H]], lines: [{ id: 'main', from: [0, LINE_Y], to: [W, LINE_Y] }], analyzer: { bootstrapMinFrames: 5, ...analyzer } }] },
     { requireUrl: false },
   ).cameras[0]!;
 }
