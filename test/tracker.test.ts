@@ -29,6 +29,15 @@ describe('line counting at low frame rates', () => {
     expect(r).toEqual({ in: 0, out: 1, events: 1 });
   });
 
+  it('counts a vehicle first seen on the line itself once it is seen beyond it (1 fps), and only then', () => {
+    // Caught with its centre 3 px below the line (inside the hysteresis margin), then far above: out.
+    const crossed = run([{ t: 6, box: car(LINE_Y + 3) }, { t: 7, box: car(LINE_Y - 90) }, { t: 8, box: null }]);
+    expect(crossed).toEqual({ in: 0, out: 1, events: 1 });
+    // Caught 3 px above the line and then far above: it never was on the other side, so it did not cross.
+    const stayed = run([{ t: 6, box: car(LINE_Y - 3) }, { t: 7, box: car(LINE_Y - 90) }, { t: 8, box: null }]);
+    expect(stayed).toEqual({ in: 0, out: 0, events: 0 });
+  });
+
   it('never counts a box jittering around the line', () => {
     const ys = [LINE_Y - 5, LINE_Y + 5, LINE_Y - 4, LINE_Y + 6, LINE_Y - 6, LINE_Y + 4, LINE_Y - 5, LINE_Y + 5];
     const r = run(ys.map((y, i) => ({ t: 6 + i, box: car(y) })));

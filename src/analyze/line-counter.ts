@@ -12,6 +12,8 @@ export interface LineState {
   sideY: Float64Array;
   sideT: Float64Array;
   counted: Uint8Array;
+  /** 1 while side is 0 and sideX/Y/T hold the first position, inside the margin, that the track was seen at. */
+  inBand: Uint8Array;
 }
 
 export interface LineCrossing {
@@ -63,7 +65,7 @@ export class LineCounter {
 
   newState(): LineState {
     const n = this.geo.length;
-    return { side: new Int8Array(n), sideX: new Float64Array(n), sideY: new Float64Array(n), sideT: new Float64Array(n), counted: new Uint8Array(n) };
+    return { side: new Int8Array(n), sideX: new Float64Array(n), sideY: new Float64Array(n), sideT: new Float64Array(n), counted: new Uint8Array(n), inBand: new Uint8Array(n) };
   }
 
   reset(): void {
@@ -91,8 +93,23 @@ export class LineCounter {
     for (let i = 0; i < this.geo.length; i++) {
       const s = this.side(i, x, y);
       const now = s > margin ? 1 : s < -margin ? -1 : 0;
-      if (now === 0) continue;
-      const was = st.side[i]!;
+      if (now === 0) {
+        // First seen inside the margin (at 1 fps a vehicle is often caught right on the line): remember
+        // where, so that leaving it on the far side can still count.
+        if (st.side[i] === 0 && !st.inBand[i]) {
+          st.inBand[i] = 1;
+          st.sideX[i] = x; st.sideY[i] = y; st.sideT[i] = tMs;
+        }
+        continue;
+      }
+      let was = st.side[i]!;
+      // A track born inside the margin crossed if it was on the other side of the line itself and has since
+      // moved at least the margin's full width: a box jittering on the line does neither.
+      if (was === 0 && st.inBand[i]) {
+        const s0 = this.side(i, st.sideX[i]!, st.sideY[i]!);
+        if (s0 * now < 0 && Math.abs(s - s0) >= 2 * margin) was = -now as -1 | 1;
+      }
+      st.inBand[i] = 0;
       if (was !== 0 && was !== now && !st.counted[i]) {
         const g = this.geo[i]!;
         const sp = this.side(i, st.sideX[i]!, st.sideY[i]!);
