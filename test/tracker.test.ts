@@ -38,6 +38,22 @@ describe('line counting at low frame rates', () => {
     expect(stayed).toEqual({ in: 0, out: 0, events: 0 });
   });
 
+  it('counts a vehicle that crossed before it could be seen: first sighted past the line, come from outside the ROI', () => {
+    // ROI rows 120-340, line at 180. At 120 px/s and 1 fps the vehicle is at y 80 (outside the ROI), then
+    // 200 and 320: both sightings are past the line, and one interval back it was beyond the ROI's edge.
+    const count = (ys: number[]) => {
+      const an = new CameraAnalyzer({ ...roadCamera(), roi: [[0, 120], [W, 120], [W, 340], [0, 340]] }, 'cameras[0]');
+      for (let t = 0; t < 6; t++) an.process({ width: W, height: H, data: roadFrame(), timeMs: T0 + t * 1000 });
+      ys.forEach((y, i) => an.process({ width: W, height: H, data: roadFrame([car(y)]), timeMs: T0 + (6 + i) * 1000 }));
+      an.process({ width: W, height: H, data: roadFrame(), timeMs: T0 + (6 + ys.length) * 1000 });
+      an.flush();
+      return an.counts()[0];
+    };
+    expect(count([LINE_Y + 20, LINE_Y + 140])).toEqual({ lineId: 'main', in: 1, out: 0 });
+    // Slower, so one interval back it was inside the ROI, before the line, and was not seen there: no count.
+    expect(count([LINE_Y + 20, LINE_Y + 60])).toEqual({ lineId: 'main', in: 0, out: 0 });
+  });
+
   it('never counts a box jittering around the line', () => {
     const ys = [LINE_Y - 5, LINE_Y + 5, LINE_Y - 4, LINE_Y + 6, LINE_Y - 6, LINE_Y + 4, LINE_Y - 5, LINE_Y + 5];
     const r = run(ys.map((y, i) => ({ t: 6 + i, box: car(y) })));

@@ -138,6 +138,38 @@ export class LineCounter {
     return out;
   }
 
+  /**
+   * Crossings of a track first seen at (fx, fy, ft) and then at (x, y), which at (bx, by, bt) was out of
+   * sight: counted on a line when the first two sightings lie beyond the margin on one side, moving away
+   * from the line, and the out-of-sight position lies beyond the margin on the other side.
+   */
+  observeUnseen(
+    st: LineState, bx: number, by: number, bt: number, fx: number, fy: number, ft: number, x: number, y: number,
+    margin: number, size: number, dupWindowMs: number,
+    accept: (line: number, direction: Direction, x: number, y: number) => boolean = () => true,
+  ): LineCrossing[] {
+    const out: LineCrossing[] = [];
+    for (let i = 0; i < this.geo.length; i++) {
+      if (st.counted[i]) continue;
+      const sb = this.side(i, bx, by), s1 = this.side(i, fx, fy), s2 = this.side(i, x, y);
+      if (Math.abs(s1) <= margin || s1 * s2 <= 0 || Math.abs(s2) <= Math.abs(s1) || sb * s1 >= 0 || Math.abs(sb) <= margin) continue;
+      const g = this.geo[i]!;
+      const f = sb / (sb - s1);
+      const cx = bx + f * (fx - bx), cy = by + f * (fy - by);
+      const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
+      if (along < 0 || along > g.len) continue;
+      st.counted[i] = 1;
+      const direction: Direction = s1 > 0 ? 'in' : 'out';
+      const timeMs = bt + f * (ft - bt);
+      if (accept(i, direction, cx, cy) && !this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) {
+        if (direction === 'in') this.inCounts[i]!++;
+        else this.outCounts[i]!++;
+        out.push({ line: i, direction, timeMs, x: cx, y: cy });
+      }
+    }
+    return out;
+  }
+
   // Two physical vehicles cannot cross at the same place at the same moment: a second crossing there is a
   // fragment of the first vehicle's blob.
   private isDuplicate(line: number, direction: Direction, timeMs: number, along: number, size: number, windowMs: number): boolean {

@@ -249,6 +249,7 @@ export class Tracker {
     const G = this.ground;
     const vx = (G.gx(D.x, D.y) - G.gx(T.x, T.y)) / dt, vy = (G.gy(D.y) - G.gy(T.y)) / dt;
     const confirmed = T.hasVel;
+    const bornT = T.lastT, firstLink = !confirmed && T.hits === 1;
     if (T.hasVel) {
       T.vx = 0.5 * T.vx + 0.5 * vx;
       T.vy = 0.5 * T.vy + 0.5 * vy;
@@ -271,7 +272,34 @@ export class Tracker {
     T.lastT = tMs;
     T.hits++;
     T.missed = 0;
-    if (!learnOnly) this.observe(T, D, tMs, out, dupWindowMs);
+    if (!learnOnly) {
+      this.observe(T, D, tMs, out, dupWindowMs);
+      if (firstLink) this.observeUnseenEntry(T, D, bornT, tMs, out, dupWindowMs);
+    }
+  }
+
+  /**
+   * A vehicle first seen already past a line, whose first link puts it outside the ROI one interval earlier,
+   * on the line's other side, crossed the line out of sight: at 1 fps a vehicle can pass the whole stretch
+   * of ROI before a line between two frames. It was not seen there because it could not have been.
+   */
+  private observeUnseenEntry(T: Track, D: Detection, bornT: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
+    const G = this.ground;
+    // One link back from the first sighting, at the link's speed, on the road plane.
+    const by = G.y(2 * G.gy(T.firstY) - G.gy(D.y));
+    const bx = Number.isNaN(by) ? NaN : G.x(2 * G.gx(T.firstX, T.firstY) - G.gx(D.x, D.y), by);
+    if (Number.isNaN(bx)) return;
+    const b = this.bounds;
+    if (bx >= b.x0 && bx <= b.x1 && by >= b.y0 && by <= b.y1) return;
+    const margin = Math.max(this.p.lineMinMarginPx, this.p.lineMarginFrac * D.size);
+    const accept = (line: number, direction: 'in' | 'out', cx: number, cy: number): boolean => {
+      const prior = this.flow.at(cx, cy, tMs / 1000);
+      return !prior || prior.along * (direction === 'in' ? 1 : -1) > -AGAINST_FLOW;
+    };
+    const before = 2 * bornT - tMs;
+    for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept)) {
+      out.push({ ...c, track: T, det: D });
+    }
   }
 
   private observe(T: Track, D: Detection, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
