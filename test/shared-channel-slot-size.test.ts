@@ -38,3 +38,18 @@ test('released slots are reused: 30 frames through a ring of 4 slots, each intac
   expect(seen).toEqual(frames.map((f) => f.sha1));
   expect(ch.stats()).toMatchObject({ delivered: 30, dropped: 0 });
 });
+
+test('at decodeScale 4 the slots hold quarter-size frames: a 640x360 JPEG fits a 640x360 channel in 160x90 slots', async () => {
+  const ch = new SharedMemoryChannel({ maxInFlight: 2, decoders: 1, decoder: 'jpeg-js', maxFrameWidth: 640, maxFrameHeight: 360, decodeScale: 4 });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  ch.submit({ cameraId: 'cam', seq: 0, capturedAt: 0, jpeg: makeJpeg(640, 360, 3).jpeg }, LIMITS);
+  const out = await ch.next();
+  expect(out?.kind).toBe('frame');
+  if (out?.kind !== 'frame') return;
+  expect([out.frame.width, out.frame.height, out.frame.scale, out.frame.data.length]).toEqual([160, 90, 4, 160 * 90 * 4]);
+  out.frame.release();
+  // The ring's memory: whole slots of 160x90 RGBA, not of 640x360.
+  expect(ch.sharedBytes % (160 * 90 * 4)).toBe(0);
+  expect(ch.sharedBytes).toBeLessThan(640 * 360 * 4);
+});

@@ -32,7 +32,7 @@ const DEFAULTS = {
   heldFrames: 2, // frames the analyzer may keep before release()
   startTimeoutMs: 15_000,
   decoderNice: DECODER_NICE,
-  decodeScale: 1 as DecodeScale, // full-size frames; slots stay sized for them, so smaller frames always fit
+  decodeScale: 1 as DecodeScale, // full-size frames; at N the decoders hand over 1/N and slots are that much smaller
 };
 
 export class SharedMemoryChannel implements FrameChannel {
@@ -57,7 +57,9 @@ export class SharedMemoryChannel implements FrameChannel {
     }
     if (!Number.isInteger(opts.decoders) || opts.decoders < 1) throw new RangeError(`shared channel: decoders must be an integer >= 1, got ${opts.decoders}`);
     this.#queue = new InFlightQueue(opts.maxInFlight);
-    this.#ring = SharedFrameRing.create(opts.maxInFlight + heldFrames, w * h * 4);
+    // maxFrameWidth/Height are full-size pixels; a frame decoded at 1/N (rounded up) needs 1/N² of them.
+    const scale = this.#opts.decodeScale;
+    this.#ring = SharedFrameRing.create(opts.maxInFlight + heldFrames, Math.ceil(w / scale) * Math.ceil(h / scale) * 4);
     this.#slotJob = new Array<number>(this.#ring.slotCount).fill(0);
   }
 
@@ -219,6 +221,11 @@ export class SharedMemoryChannel implements FrameChannel {
 
   next(): Promise<ChannelOutput | null> {
     return this.#queue.next();
+  }
+
+  /** Bytes of shared memory the ring holds for pixels (slots × slot size). */
+  get sharedBytes(): number {
+    return this.#ring.pixelBuffer.byteLength;
   }
 
   stats(): ChannelStats {
