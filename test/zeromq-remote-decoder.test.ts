@@ -51,3 +51,34 @@ test('frames are decoded by remote decoders that connect, leave and come back', 
   }
   expect(ch.stats()).toMatchObject({ delivered: 6, dropped: 0, decoderRestarts: 0 });
 });
+
+test('a decoder that answers the wrong job loses that job (dropped, with a warning), and later frames still flow', async () => {
+  const ch = new ZeromqChannel({ maxInFlight: 8, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  const frames = Array.from({ length: 3 }, (_, k) => makeJpeg(160, 90, k));
+  const submit = (s: number): void => ch.submit({ cameraId: 'cam', seq: s, capturedAt: s, jpeg: frames[s]!.jpeg }, LIMITS);
+
+  // A confused decoder: takes one job and replies to a job id it was never given.
+  const { Dealer } = await import('zeromq');
+  const rogue = new Dealer({ linger: 0 });
+  onTestFinished(() => rogue.close());
+  rogue.connect(ch.endpoint);
+  await rogue.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'rogue' })]);
+  await waitFor('the rogue decoder', () => ch.decoderCount === 1);
+  submit(0);
+  const [job] = await rogue.receive();
+  const held = (JSON.parse(job!.toString('utf8')) as { job: number }).job;
+  const failure = { type: 'decode-error', cameraId: 'cam', seq: 0, capturedAt: 0, code: 'TC_ERR_DECODE_CORRUPT', message: 'x' };
+  await rogue.send([JSON.stringify({ type: 'decode-error', job: held + 1000, failure })]);
+  await waitFor('the held job to be dropped', () => ch.stats().dropped === 1);
+  rogue.close();
+
+  startDecoder(ch.endpoint);
+  submit(1);
+  submit(2);
+  for (const s of [1, 2]) {
+    const out = await ch.next();
+    expect(out?.kind === 'frame' && [out.frame.seq, sha1(out.frame.data)]).toEqual([s, frames[s]!.sha1]);
+  }
+});

@@ -224,6 +224,12 @@ export class ZeromqChannel implements FrameChannel {
       peer.job = null;
       peer.idle = true;
       if (job !== null && msg.job === job) this.#onResult(peer, job, msg, parts[2]);
+      else if (job !== null) {
+        // A reply to some other job (a confused or foreign decoder): the job it held will never come back,
+        // and left in the queue it would hold back delivery of every later frame.
+        process.emitWarning(`zeromq channel: decoder ${key} answered job ${String(msg.job)} while holding job ${job}; dropping job ${job}`);
+        this.#queue.abandon(job);
+      }
     }
     this.#pump();
   }
