@@ -96,6 +96,8 @@ export class Daemon implements AsyncDisposable {
           this.#log.info(`camera ${camera.id}: back after ${info.afterFailures} failed attempt(s)`);
         },
         onSlot: (timeMs: number) => this.#store.addFrameTicks(camera.id, timeMs, { expected: 1 }),
+        // A camera that refreshes more slowly than it is polled is up: its unchanged answers count as received.
+        onUnchanged: (timeMs: number) => this.#store.addFrameTicks(camera.id, timeMs, { received: 1 }),
       });
       const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}]`), source, stats, lastSeq: -1 };
       this.#pipelines.set(camera.id, pipeline);

@@ -22,7 +22,8 @@ describe('conditional snapshot requests', () => {
         res.writeHead(200, { 'content-type': 'image/jpeg', etag: '"v2"' }).end(second);
       }
     });
-    const source = new HttpSnapshotSource({ cameraId: 'cam1', url: cam.url, ...timing });
+    const unchanged: number[] = [];
+    const source = new HttpSnapshotSource({ cameraId: 'cam1', url: cam.url, ...timing, onUnchanged: (t) => unchanged.push(t) });
     onTestFinished(() => source.close());
 
     const frames = await take(source.frames(), 2);
@@ -34,6 +35,7 @@ describe('conditional snapshot requests', () => {
     expect(cam.requests[1].headers['if-modified-since']).toBe(lastModified);
     const stats = source.stats();
     expect(stats.notModified).toBe(2);
+    expect(unchanged).toHaveLength(2); // a 304 means the camera is up: uptime counts it as received
     expect(stats.requests).toBe(4);
     expect(stats.errors).toBe(0);
   });

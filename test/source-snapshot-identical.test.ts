@@ -10,7 +10,9 @@ describe('identical snapshots', () => {
     const cam = await startCamera((_req, res, n) => {
       res.writeHead(200, { 'content-type': 'image/jpeg' }).end(n < 4 ? same : next);
     });
+    const unchanged: number[] = [];
     const source = new HttpSnapshotSource({
+      onUnchanged: (t) => unchanged.push(t),
       cameraId: 'cam1',
       url: cam.url,
       pollIntervalMs: 15,
@@ -26,5 +28,7 @@ describe('identical snapshots', () => {
     expect(frames.map((f) => Buffer.from(f.jpeg))).toEqual([same, next]);
     expect(source.stats().identicalSkipped).toBe(3);
     expect(source.stats().frames).toBe(2);
+    // The camera was up for every answer: uptime hears of the three unchanged ones too.
+    expect(unchanged).toHaveLength(3);
   });
 });

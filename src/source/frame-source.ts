@@ -47,4 +47,9 @@ export interface SourceEvents {
 export interface SlotEvents {
   /** Called once per poll slot (every pollIntervalMs) while frames() is being iterated, even during an outage. */
   onSlot?(timeMs: number): void;
+  /**
+   * Called when the camera answered but its image had not changed (HTTP 304, or byte-identical): it is up,
+   * but there is no new frame to analyse. Uptime counts it as received.
+   */
+  onUnchanged?(timeMs: number): void;
 }

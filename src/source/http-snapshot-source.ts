@@ -113,8 +113,10 @@ export class HttpSnapshotSource implements FrameSource {
         this.#stats.success();
         if (outcome.kind === 'not-modified') {
           this.#stats.s.notModified++;
+          this.#opts.onUnchanged?.(this.#now());
         } else if (outcome.kind === 'identical') {
           this.#stats.s.identicalSkipped++;
+          this.#opts.onUnchanged?.(this.#now());
         } else {
           this.#stats.s.frames++;
           yield { cameraId: this.cameraId, seq: ++this.#seq, capturedAt: outcome.capturedAt, jpeg: outcome.jpeg };
