@@ -120,14 +120,7 @@ export class LineCounter {
         // Overall motion since birth must point the same way (a jittering or re-associated box does not).
         const overall = this.side(i, x, y) - this.side(i, ox, oy);
         if (along >= 0 && along <= g.len && overall * now > 0) {
-          st.counted[i] = 1;
-          const direction: Direction = now > 0 ? 'in' : 'out';
-          const timeMs = st.sideT[i]! + f * (tMs - st.sideT[i]!);
-          if (accept(i, direction, cx, cy) && !this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) {
-            if (direction === 'in') this.inCounts[i]!++;
-            else this.outCounts[i]!++;
-            out.push({ line: i, direction, timeMs, x: cx, y: cy });
-          }
+          this.tally(st, i, now > 0 ? 'in' : 'out', st.sideT[i]! + f * (tMs - st.sideT[i]!), cx, cy, along, size, dupWindowMs, accept, out);
         }
       }
       st.side[i] = now;
@@ -158,16 +151,22 @@ export class LineCounter {
       const cx = bx + f * (fx - bx), cy = by + f * (fy - by);
       const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
       if (along < 0 || along > g.len) continue;
-      st.counted[i] = 1;
-      const direction: Direction = s1 > 0 ? 'in' : 'out';
-      const timeMs = bt + f * (ft - bt);
-      if (accept(i, direction, cx, cy) && !this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) {
-        if (direction === 'in') this.inCounts[i]!++;
-        else this.outCounts[i]!++;
-        out.push({ line: i, direction, timeMs, x: cx, y: cy });
-      }
+      this.tally(st, i, s1 > 0 ? 'in' : 'out', bt + f * (ft - bt), cx, cy, along, size, dupWindowMs, accept, out);
     }
     return out;
+  }
+
+  // The track has crossed line i: it never counts there again, and the crossing counts unless the caller
+  // refuses it or it is a fragment of a vehicle that just crossed at the same place.
+  private tally(
+    st: LineState, i: number, direction: Direction, timeMs: number, cx: number, cy: number, along: number, size: number,
+    dupWindowMs: number, accept: (line: number, direction: Direction, x: number, y: number) => boolean, out: LineCrossing[],
+  ): void {
+    st.counted[i] = 1;
+    if (!accept(i, direction, cx, cy) || this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) return;
+    if (direction === 'in') this.inCounts[i]!++;
+    else this.outCounts[i]!++;
+    out.push({ line: i, direction, timeMs, x: cx, y: cy });
   }
 
   // Two physical vehicles cannot cross at the same place at the same moment: a second crossing there is a

@@ -289,13 +289,9 @@ export class Tracker {
     const by = G.y(2 * G.gy(T.firstY) - G.gy(D.y));
     const bx = Number.isNaN(by) ? NaN : G.x(2 * G.gx(T.firstX, T.firstY) - G.gx(D.x, D.y), by);
     if (Number.isNaN(bx)) return;
-    const b = this.bounds;
-    if (bx >= b.x0 && bx <= b.x1 && by >= b.y0 && by <= b.y1) return;
+    if (!this.outside(bx, by, 0)) return;
     const margin = Math.max(this.p.lineMinMarginPx, this.p.lineMarginFrac * D.size);
-    const accept = (line: number, direction: 'in' | 'out', cx: number, cy: number): boolean => {
-      const prior = this.flow.at(cx, cy, tMs / 1000);
-      return !prior || prior.along * (direction === 'in' ? 1 : -1) > -AGAINST_FLOW;
-    };
+    const accept = (_line: number, direction: 'in' | 'out', cx: number, cy: number): boolean => this.withFlow(direction, cx, cy, tMs);
     const before = 2 * bornT - tMs;
     for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: D });
@@ -304,15 +300,17 @@ export class Tracker {
 
   private observe(T: Track, D: Detection, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
     const margin = Math.max(this.p.lineMinMarginPx, this.p.lineMarginFrac * D.size);
-    // A crossing against the established flow of its own lane is a wrong link (at 1 fps: a follower
-    // taken for the leader), not a wrong-way vehicle; mixed-direction places have no established flow.
-    const accept = (line: number, direction: 'in' | 'out', cx: number, cy: number): boolean => {
-      const prior = this.flow.at(cx, cy, tMs / 1000);
-      return !prior || prior.along * (direction === 'in' ? 1 : -1) > -AGAINST_FLOW;
-    };
+    const accept = (_line: number, direction: 'in' | 'out', cx: number, cy: number): boolean => this.withFlow(direction, cx, cy, tMs);
     for (const c of this.lines.observe(T.lines, D.x, D.y, tMs, margin, D.size, T.firstX, T.firstY, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: D });
     }
+  }
+
+  // A crossing against the established flow of its own lane is a wrong link (at 1 fps: a follower taken
+  // for the leader), not a wrong-way vehicle; mixed-direction places have no established flow.
+  private withFlow(direction: 'in' | 'out', cx: number, cy: number, tMs: number): boolean {
+    const prior = this.flow.at(cx, cy, tMs / 1000);
+    return !prior || prior.along * (direction === 'in' ? 1 : -1) > -AGAINST_FLOW;
   }
 
   /**
