@@ -47,3 +47,8 @@ export interface FrameChannel extends AsyncDisposable {
   /** Stops accepting frames, drains what is in flight for at most `timeoutMs`, stops decoders. Idempotent. */
   close(timeoutMs?: number): Promise<void>;
 }
+
+/** The options object without its undefined keys, so spreading it over defaults keeps the defaults. */
+export function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -137,6 +137,17 @@ export class InFlightQueue {
     this.#deliver();
   }
 
+  /**
+   * Closes the queue and waits, for at most timeoutMs, until nothing is waiting for or at a decoder, as long as
+   * `canProgress()` says a decoder could still finish something; then drops what is unfinished.
+   */
+  async drain(timeoutMs: number, canProgress: () => boolean): Promise<void> {
+    this.close();
+    const deadline = Date.now() + timeoutMs;
+    while (!this.idle && Date.now() < deadline && canProgress()) await new Promise((r) => setTimeout(r, 5));
+    this.dropUnfinished();
+  }
+
   /** Drops every entry that is not done (used when a drain times out). */
   dropUnfinished(): void {
     for (const e of [...this.#entries]) if (e.state !== 'done') this.abandon(e.id);

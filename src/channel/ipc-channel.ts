@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ChannelError } from '../errors.js';
 import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
+import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, IpcFromChild, IpcToChild, JpegFrame } from './messages.js';
 import { toUint8Array } from '../decode/ipc-bytes.js';
 import { createDecoder } from '../decode/decode-jpeg.js';
@@ -131,9 +132,7 @@ export class IpcChannel implements FrameChannel {
     // During start() a dead decoder fails start() instead; afterwards it is always replaced.
     if (this.#stopping || !this.#startDone) return;
     this.#restarts++;
-    // Crash loop protection: back off when a decoder dies soon after it started.
-    dec.crashes = Date.now() - dec.startedAt < 10_000 ? dec.crashes + 1 : 0;
-    const delay = Math.min(5_000, dec.crashes === 0 ? 0 : 100 * 2 ** (dec.crashes - 1));
+    const delay = restartDelayMs(dec);
     process.emitWarning(`ipc channel: decoder ${dec.index} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
     setTimeout(() => {
       if (this.#stopping) return;
@@ -191,27 +190,13 @@ export class IpcChannel implements FrameChannel {
   }
 
   async #close(timeoutMs: number): Promise<void> {
-    this.#queue.close();
-    const deadline = Date.now() + timeoutMs;
     // Decoders that are restarting after a crash are waited for too, within the same time limit.
-    while (!this.#queue.idle && Date.now() < deadline && this.#decoders.length > 0) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await this.#queue.drain(timeoutMs, () => this.#decoders.length > 0);
     this.#stopping = true;
-    this.#queue.dropUnfinished();
     await Promise.all(this.#decoders.map((d) => (d ? stopChild(d.proc) : undefined)));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-}
-
-async function stopChild(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  if (proc.connected) proc.disconnect();
-  const t = setTimeout(() => proc.kill('SIGKILL'), 2_000);
-  await exited;
-  clearTimeout(t);
 }

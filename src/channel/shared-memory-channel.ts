@@ -6,7 +6,7 @@ import { Piscina } from 'piscina';
 import { ChannelError, TrafficCounterError } from '../errors.js';
 import { createDecoder } from '../decode/decode-jpeg.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
-import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
+import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
 import type { ChannelOutput, DecodeLimits, DecodedFrame, JpegFrame, SharedDecodeTask, SharedRingInit } from './messages.js';
 import type { DecodeScale } from '../decode/decode-scale.js';
@@ -244,10 +244,7 @@ export class SharedMemoryChannel implements FrameChannel {
   }
 
   async #close(timeoutMs: number): Promise<void> {
-    this.#queue.close();
-    const deadline = Date.now() + timeoutMs;
-    while (!this.#queue.idle && Date.now() < deadline && this.#pool) await new Promise((r) => setTimeout(r, 5));
-    this.#queue.dropUnfinished();
+    await this.#queue.drain(timeoutMs, () => this.#pool !== undefined);
     this.#stopped = true;
     this.#ring.wake();
     if (this.#pool) {
@@ -265,8 +262,4 @@ export class SharedMemoryChannel implements FrameChannel {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

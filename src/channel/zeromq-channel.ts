@@ -18,8 +18,9 @@ import { ZMQ_SOCKET_DEFAULTS } from '../decode/zeromq-decoder.js';
 import { createDecoder } from '../decode/decode-jpeg.js';
 import { isDecodeScale } from '../decode/decode-scale.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
-import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
+import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
+import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', import.meta.url));
@@ -166,9 +167,7 @@ export class ZeromqChannel implements FrameChannel {
     // During start() a dead decoder fails start() instead; afterwards it is always replaced.
     if (this.#locals[dec.index] !== dec || this.#stopping || !this.#startDone) return;
     this.#restarts++;
-    // Crash-loop protection: back off when a decoder dies soon after it started.
-    dec.crashes = Date.now() - dec.startedAt < 10_000 ? dec.crashes + 1 : 0;
-    const delay = Math.min(5_000, dec.crashes === 0 ? 0 : 100 * 2 ** (dec.crashes - 1));
+    const delay = restartDelayMs(dec);
     process.emitWarning(`zeromq channel: decoder ${dec.index} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
     setTimeout(() => {
       if (this.#stopping) return;
@@ -335,15 +334,10 @@ export class ZeromqChannel implements FrameChannel {
   }
 
   async #close(timeoutMs: number): Promise<void> {
-    this.#queue.close();
-    const deadline = Date.now() + timeoutMs;
     // Local decoders restarting after a crash are waited for too, within the same time limit; with only
     // remote decoders and none connected, nothing can finish.
-    while (!this.#queue.idle && Date.now() < deadline && (this.#peers.size > 0 || this.#locals.length > 0)) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await this.#queue.drain(timeoutMs, () => this.#peers.size > 0 || this.#locals.length > 0);
     this.#stopping = true;
-    this.#queue.dropUnfinished();
     clearInterval(this.#watchdog);
     await Promise.all(this.#locals.map((d) => (d ? stopChild(d.proc) : undefined)));
     this.#router.close();
@@ -354,17 +348,4 @@ export class ZeromqChannel implements FrameChannel {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-}
-
-async function stopChild(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  if (proc.connected) proc.disconnect();
-  const t = setTimeout(() => proc.kill('SIGKILL'), 2_000);
-  await exited;
-  clearTimeout(t);
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
