@@ -1,19 +1,10 @@
 // Decoding at 1/scale: each decoder hands over ceil(W/s) x ceil(H/s) pixels that are the box average of the
 // full decode (what the analyzer would have computed itself), and the limits still apply to the JPEG's own size.
-import { createRequire } from 'node:module';
 import { describe, expect, test } from 'vitest';
 import { createDecoder, type DecoderName } from '../dist/src/decode/decode-jpeg.js';
 import { boxAverageRgba } from '../dist/src/decode/decode-scale.js';
-import { LIMITS, decodeReference, makeJpeg } from './helpers/jpeg-fixtures.js';
+import { LIMITS, decodeReference, hasSharp, makeJpeg } from './helpers/jpeg-fixtures.js';
 
-const hasSharp = ((): boolean => {
-  try {
-    createRequire(import.meta.url).resolve('sharp');
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /** Box average of every s x s block (partial blocks at the right and bottom edges too), as floats. */
 function referenceBox(rgba: Uint8Array, W: number, H: number, s: number): { w: number; h: number; rgb: Float64Array } {

@@ -1,23 +1,14 @@
 // The optional sharp (libjpeg-turbo) decoder: same frames as jpeg-js within rounding, same rejections, and a
 // clear ConfigError naming the fix when sharp is not installed.
 import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { createDecoder } from '../dist/src/decode/decode-jpeg.js';
-import { LIMITS, decodeReference, makeJpeg, truncated } from './helpers/jpeg-fixtures.js';
+import { LIMITS, decodeReference, hasSharp, makeJpeg, truncated } from './helpers/jpeg-fixtures.js';
 import { tempDir } from './helpers/temp-dir.js';
 
-const hasSharp = ((): boolean => {
-  try {
-    createRequire(import.meta.url).resolve('sharp');
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe.skipIf(!hasSharp)('with sharp installed', () => {
   test('decodes a 1280x720 JPEG to RGBA matching jpeg-js within rounding', async () => {

@@ -1,9 +1,20 @@
 // Small real JPEGs of distinct content for channel tests, with a checksum of their reference decode.
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import jpeg from 'jpeg-js';
 import { decodeWithJpegJs } from '../../dist/src/decode/decode-jpeg.js';
 
 export const LIMITS = { maxMegapixels: 4, maxDecodeMemoryMB: 64 };
+
+/** Whether the optional sharp package is installed here (tests of the sharp decoder skip without it). */
+export const hasSharp = ((): boolean => {
+  try {
+    createRequire(import.meta.url).resolve('sharp');
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 export interface JpegFixture {
   readonly jpeg: Uint8Array;
