@@ -72,6 +72,9 @@ test('a decoder that answers the wrong job loses that job (dropped, with a warni
   const failure = { type: 'decode-error', cameraId: 'cam', seq: 0, capturedAt: 0, code: 'TC_ERR_DECODE_CORRUPT', message: 'x' };
   await rogue.send([JSON.stringify({ type: 'decode-error', job: held + 1000, failure })]);
   await waitFor('the held job to be dropped', () => ch.stats().dropped === 1);
+  // Its reply also said "idle": it leaves with 'bye', as a real decoder does, so that frame 1 is not handed to it.
+  await rogue.send([JSON.stringify({ type: 'bye' })]);
+  await waitFor('the rogue decoder to leave', () => ch.decoderCount === 0);
   rogue.close();
 
   startDecoder(ch.endpoint);
