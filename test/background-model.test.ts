@@ -66,3 +66,31 @@ describe('background model', () => {
     expect(an.counts()[0]).toEqual({ lineId: 'main', in: 0, out: 0 });
   });
 });
+
+describe('start-up median', () => {
+  it('is the per-pixel median of the start-up frames, for odd and even frame counts', () => {
+    let s = 12345;
+    const rnd = (): number => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 255;
+    for (const k of [1, 2, 5, 20, 21, 40]) {
+      const frames = Array.from({ length: k }, () => {
+        const p = allocPlanes(N);
+        for (let i = 0; i < N; i++) {
+          // Few distinct values, so that ties are common.
+          p.r[i] = Math.round(rnd() / 32) * 32; p.g[i] = rnd(); p.b[i] = i % 7;
+        }
+        return p;
+      });
+      const mask = new Uint8Array(N).fill(1);
+      mask[5] = 0;
+      const model = new BackgroundModel(N);
+      model.initFromMedian(frames, mask);
+      for (const ch of ['r', 'g', 'b'] as const) {
+        for (const i of [0, 5, 17, 1000, N - 1]) {
+          const v = frames.map((f) => f[ch][i]!).sort((a, b) => a - b);
+          const median = k % 2 ? v[k >> 1]! : (v[(k >> 1) - 1]! + v[k >> 1]!) / 2;
+          expect(model.bg[ch][i], `${ch}[${i}] of ${k} frames`).toBeCloseTo(i === 5 ? 0 : median, 3);
+        }
+      }
+    }
+  });
+});
