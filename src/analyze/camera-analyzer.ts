@@ -118,6 +118,11 @@ export class CameraAnalyzer {
     return events;
   }
 
+  /** True while the start-up frames are being buffered (the background is not yet learnt). */
+  get starting(): boolean {
+    return !this.initialised;
+  }
+
   /** Ends start-up early (e.g. at the end of a short replay) so buffered frames are analysed. */
   flush(): CrossingEvent[] {
     return this.initialised || this.bootstrap.length === 0 ? [] : this.finishBootstrap();
