@@ -106,7 +106,7 @@ export class Tracker {
       const n = this.nearestNormal(T.x, T.y);
       const prior = this.flow.at(T.x, T.y, tSec);
       const tgx = G.gx(T.x, T.y), tgy = G.gy(T.y);
-      let qx = T.x, qy = T.y, R = 0, mode: 'vel' | 'prior' | 'free' = 'free';
+      let qx = T.x, qy = T.y, R = 0, grow = 1, mode: 'vel' | 'prior' | 'free' = 'free';
       let gvx = 0, gvy = 0;
       if (T.hasVel) {
         mode = 'vel';
@@ -122,7 +122,7 @@ export class Tracker {
         qy = G.y(tgy + gvy * dt);
         if (Number.isNaN(qy)) continue; // predicted beyond the horizon: it has left
         qx = G.x(tgx + gvx * dt, qy);
-        const grow = this.persp.ready ? this.persp.size(qy) / this.persp.size(T.y) : 1;
+        grow = this.persp.ready ? this.persp.size(qy) / this.persp.size(T.y) : 1;
         R = 0.6 * T.det.size * Math.max(1, grow) + (mode === 'vel' ? 0.25 : 0.35) * Math.hypot(qx - T.x, qy - T.y);
       }
       const first = cands.length;
@@ -144,7 +144,10 @@ export class Tracker {
           // it went at least half as far as predicted. Otherwise a lingering track, already counted,
           // takes the next vehicle arriving at its place and that vehicle is never counted.
           const kMin = T.missed > 0 ? 0.5 : 0;
-          const k = m2 > 0 ? Math.min(1.35, Math.max(kMin, ((D.x - T.x) * mx + (D.y - T.y) * my) / m2)) : 0;
+          // Without a ground plane the prediction is a straight image step, but a vehicle coming nearer speeds up
+          // in the image: its image speed grows as the square of its size (both ∝ 1/distance, speed as its square).
+          const kMax = G.active ? 1.35 : 1.35 * Math.max(1, grow * grow);
+          const k = m2 > 0 ? Math.min(kMax, Math.max(kMin, ((D.x - T.x) * mx + (D.y - T.y) * my) / m2)) : 0;
           const e = Math.hypot(D.x - (T.x + k * mx), D.y - (T.y + k * my));
           if (e > R) continue;
           // Vehicles do not reverse between frames: a link running back against the track's own (or its
