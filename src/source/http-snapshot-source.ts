@@ -12,7 +12,7 @@ import type { Backoff } from './backoff.js';
 import { discardBody } from './discard-body.js';
 import type { CameraUrl } from './camera-url.js';
 import type { FrameSource, SourceStats } from './frame-source.js';
-import { setUpHttpSource, type HttpSourceOptions } from './http-source-setup.js';
+import { closeHttpSource, setUpHttpSource, type HttpSourceOptions } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { classifyRequestError, httpStatusError, isClearlyNotImage, notAnImageError, tooLargeError } from './request-errors.js';
 import type { SlotClock } from './slot-clock.js';
@@ -24,9 +24,6 @@ export interface HttpSnapshotSourceOptions extends HttpSourceOptions {
   /** Whole request, headers and body. */
   readonly timeoutMs: number;
 }
-
-/** How long close() waits for the Agent to finish before destroying its sockets. */
-const CLOSE_DRAIN_MS = 2_000;
 
 /** A simulator (or a camera) that stamps its own capture instant, epoch ms. */
 const CAPTURE_TIME_HEADER = 'x-sim-time';
@@ -223,20 +220,8 @@ export class HttpSnapshotSource implements FrameSource {
     return this.#closing;
   }
 
-  async #doClose(): Promise<void> {
-    this.#closeController.abort();
-    this.#clock.halt();
-    // Aborted requests settle almost at once; the time limit covers a dispatcher that does not.
-    const settled = Promise.allSettled([...this.#inFlight]).then(async () => {
-      if (this.#ownsDispatcher) await this.#dispatcher.close();
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const drained = await Promise.race([
-      settled.then(() => true, () => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_DRAIN_MS))),
-    ]);
-    clearTimeout(timer);
-    if (!drained && this.#ownsDispatcher) await this.#dispatcher.destroy().catch(() => undefined);
+  #doClose(): Promise<void> {
+    return closeHttpSource({ abort: this.#closeController, clock: this.#clock, pending: this.#inFlight, dispatcher: this.#dispatcher, ownsDispatcher: this.#ownsDispatcher });
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -1,5 +1,6 @@
 // What the HTTP snapshot and MJPEG sources build the same way before their loops differ: validated options,
-// the parsed camera URL, the slot clock, the backoff, the stats recorder and the undici dispatcher.
+// the parsed camera URL, the slot clock, the backoff, the stats recorder and the undici dispatcher; and how
+// both close.
 
 import type { Dispatcher } from 'undici';
 
@@ -58,4 +59,34 @@ export function setUpHttpSource(opts: HttpSourceOptions): HttpSourceParts {
   const ownsDispatcher = opts.dispatcher === undefined;
   const dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs);
   return { url, now, backoff, clock, stats, dispatcher, ownsDispatcher };
+}
+
+/** How long close() waits for requests to settle and the dispatcher to finish before destroying its sockets. */
+const CLOSE_DRAIN_MS = 2_000;
+
+/**
+ * Closes an HTTP source: aborts its requests (`abort`), halts its slot clock, waits up to CLOSE_DRAIN_MS for
+ * `pending` (its requests or stream readers) to settle and for a dispatcher it owns to close, and destroys
+ * that dispatcher's sockets if they did not.
+ */
+export async function closeHttpSource(parts: {
+  readonly abort: AbortController;
+  readonly clock: SlotClock;
+  readonly pending: Iterable<Promise<unknown>>;
+  readonly dispatcher: Dispatcher;
+  readonly ownsDispatcher: boolean;
+}): Promise<void> {
+  parts.abort.abort();
+  parts.clock.halt();
+  // Aborted requests settle almost at once; the time limit covers a dispatcher that does not.
+  const settled = Promise.allSettled([...parts.pending]).then(async () => {
+    if (parts.ownsDispatcher) await parts.dispatcher.close();
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const drained = await Promise.race([
+    settled.then(() => true, () => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_DRAIN_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!drained && parts.ownsDispatcher) await parts.dispatcher.destroy().catch(() => undefined);
 }

@@ -10,7 +10,7 @@ import type { Backoff } from './backoff.js';
 import { discardBody } from './discard-body.js';
 import type { CameraUrl } from './camera-url.js';
 import type { FrameSource, SourceStats } from './frame-source.js';
-import { setUpHttpSource, type HttpSourceOptions } from './http-source-setup.js';
+import { closeHttpSource, setUpHttpSource, type HttpSourceOptions } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { MjpegParser } from './mjpeg-parser.js';
 import { classifyRequestError, httpStatusError, notAnImageError, tooLargeError } from './request-errors.js';
@@ -25,8 +25,6 @@ export interface MjpegStreamSourceOptions extends HttpSourceOptions {
   /** Largest JPEG part kept; bigger parts are skipped and reported as TC_ERR_SOURCE_TOO_LARGE. */
   readonly maxBodyBytes: number;
 }
-
-const CLOSE_DRAIN_MS = 2_000;
 
 interface Latest {
   readonly jpeg: Uint8Array;
@@ -243,19 +241,8 @@ export class MjpegStreamSource implements FrameSource {
     return this.#closing;
   }
 
-  async #doClose(): Promise<void> {
-    this.#closeController.abort();
-    this.#clock.halt();
-    const settled = Promise.allSettled([...this.#readers]).then(async () => {
-      if (this.#ownsDispatcher) await this.#dispatcher.close();
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const drained = await Promise.race([
-      settled.then(() => true, () => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_DRAIN_MS))),
-    ]);
-    clearTimeout(timer);
-    if (!drained && this.#ownsDispatcher) await this.#dispatcher.destroy().catch(() => undefined);
+  #doClose(): Promise<void> {
+    return closeHttpSource({ abort: this.#closeController, clock: this.#clock, pending: this.#readers, dispatcher: this.#dispatcher, ownsDispatcher: this.#ownsDispatcher });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
