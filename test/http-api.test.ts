@@ -62,6 +62,18 @@ test('format=csv answers text/csv with a header row', async () => {
   expect(lines.slice(1).map((l) => l.split(',').slice(3, 7).join(' '))).toEqual(['a 1 1 2', 'b 1 0 1']);
 });
 
+test('byClass=1 adds in/out columns per vehicle class to the CSV; JSON rows always carry them', async () => {
+  const { server } = await setup();
+  const csv = (await (await fetch(`${server.url}/api/counts?bucket=day&format=csv&byClass=1`)).text()).trimEnd().split('\r\n');
+  expect(csv[0]).toBe('bucket,start,camera,line,in,out,total,frames_received,frames_expected,uptime,in_car,out_car,in_heavy,out_heavy,in_two_wheeler,out_two_wheeler,in_unknown,out_unknown');
+  expect(csv.slice(1).map((l) => l.split(',').slice(3, 5).concat(l.split(',').slice(10)).join(' '))).toEqual(['a 1 1 1 0 0 0 0 0 0', 'b 1 1 0 0 0 0 0 0 0']);
+  const body = (await (await fetch(`${server.url}/api/counts?bucket=day`)).json()) as { rows: { lineId: string; byClass: unknown }[] };
+  expect(body.rows.map((r) => [r.lineId, r.byClass])).toEqual([
+    ['a', { car: { in: 1, out: 1 }, heavy: { in: 0, out: 0 }, 'two-wheeler': { in: 0, out: 0 }, unknown: { in: 0, out: 0 } }],
+    ['b', { car: { in: 1, out: 0 }, heavy: { in: 0, out: 0 }, 'two-wheeler': { in: 0, out: 0 }, unknown: { in: 0, out: 0 } }],
+  ]);
+});
+
 test.each([
   ['bucket=week', /^bucket: must be one of minute, hour, day; got "week"/],
   ['', /^bucket: required/],
@@ -70,6 +82,7 @@ test.each([
   ['bucket=hour&camera=%3Cscript%3E', /^camera: must be a camera id/],
   ['bucket=hour&bukket=day', /^"bukket": unknown parameter/],
   ['bucket=hour&bucket=day', /^bucket: given more than once/],
+  ['bucket=hour&byClass=yes', /^byClass: must be 1, true, 0 or false/],
 ])('bad parameters ?%s answer 400 naming the parameter', async (query, message) => {
   const { server } = await setup();
   const res = await fetch(`${server.url}/api/counts?${query}`);

@@ -58,7 +58,15 @@ test('times accept ISO 8601 with or without a zone, a date, or epoch ms, all mea
 });
 
 test('valid parameters are returned with defaults: table on the CLI, json over HTTP', () => {
-  expect(parseQueryParams({ bucket: 'hour', camera: 'cam-1', line: 'north.in' }, 'cli')).toEqual({ bucket: 'hour', cameraId: 'cam-1', lineId: 'north.in', format: 'table' });
+  expect(parseQueryParams({ bucket: 'hour', camera: 'cam-1', line: 'north.in' }, 'cli')).toEqual({ bucket: 'hour', cameraId: 'cam-1', lineId: 'north.in', format: 'table', byClass: false });
   // An empty form field means "any".
-  expect(parseQueryParams({ bucket: 'day', camera: '', from: '' }, 'http')).toEqual({ bucket: 'day', format: 'json' });
+  expect(parseQueryParams({ bucket: 'day', camera: '', from: '' }, 'http')).toEqual({ bucket: 'day', format: 'json', byClass: false });
+});
+
+test('byClass takes 1, true, 0 or false over HTTP, and anything else is refused by name', () => {
+  expect(parseQueryParams({ bucket: 'day', byClass: '1' }, 'http').byClass).toBe(true);
+  expect(parseQueryParams({ bucket: 'day', byClass: 'true' }, 'http').byClass).toBe(true);
+  expect(parseQueryParams({ bucket: 'day', byClass: '0' }, 'http').byClass).toBe(false);
+  expect(parseQueryParams({ bucket: 'day', byClass: 'false' }, 'http').byClass).toBe(false);
+  expect(errorOf({ bucket: 'day', byClass: 'yes' }, 'http').message).toBe('byClass: must be 1, true, 0 or false; got "yes"');
 });

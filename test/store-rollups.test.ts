@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import type { CrossingEvent } from '../dist/src/analyze/analyzer-types.js';
-import { CountStore, parseQueryParams } from '../dist/src/store/index.js';
+import { CountStore, formatCounts, parseQueryParams } from '../dist/src/store/index.js';
 
 function tempDb(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-rollups-'));
@@ -95,4 +95,37 @@ test('frame ticks over a monitored hour give a row for every line, zero where no
     '09:00 north 0 60',
     '09:00 south 0 60',
   ]);
+});
+
+test('counts split by vehicle class add up to the counts; --by-class shows the split in the table and CSV', () => {
+  const store = CountStore.open(tempDb(), { flushIntervalMs: 60_000 });
+  onTestFinished(() => store.close());
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 1000, lines: LINES });
+  const t = Date.UTC(2024, 3, 1, 8, 0);
+  store.addEvents([
+    ev('cam1', 'north', 'in', t + 1_000, 'car'),
+    ev('cam1', 'north', 'in', t + 2_000, 'car'),
+    ev('cam1', 'north', 'in', t + 3_000, 'heavy'),
+    ev('cam1', 'north', 'in', t + 4_000, 'two-wheeler'),
+    ev('cam1', 'north', 'out', t + 5_000, 'unknown'),
+    ev('cam1', 'north', 'out', t + 6_000, 'car'),
+  ]);
+  store.flush();
+
+  for (const bucket of ['minute', 'hour', 'day']) {
+    const [r] = store.query(parseQueryParams({ bucket, line: 'north' }, 'cli'));
+    expect(r!.byClass).toEqual({ car: { in: 2, out: 1 }, heavy: { in: 1, out: 0 }, 'two-wheeler': { in: 1, out: 0 }, unknown: { in: 0, out: 1 } });
+    expect([r!.in, r!.out]).toEqual([4, 2]);
+  }
+
+  const p = parseQueryParams({ bucket: 'hour', line: 'north', format: 'csv', byClass: 'true' }, 'cli');
+  const csv = formatCounts(store.query(p), p.format, p.byClass).trimEnd().split('\r\n');
+  expect(csv[0]!.split(',').slice(10)).toEqual(['in_car', 'out_car', 'in_heavy', 'out_heavy', 'in_two_wheeler', 'out_two_wheeler', 'in_unknown', 'out_unknown']);
+  expect(csv[1]!.split(',').slice(10)).toEqual(['2', '1', '1', '0', '1', '0', '0', '1']);
+
+  const rows = store.query(parseQueryParams({ bucket: 'hour', line: 'north' }, 'cli'));
+  const withClasses = formatCounts(rows, 'table', true).split('\n');
+  expect(withClasses[0]).toMatch(/^start \(UTC\)\s+camera\s+line\s+in\s+out\s+total\s+in_car\s+out_car\s+in_heavy\s+out_heavy\s+in_two_wheeler\s+out_two_wheeler\s+in_unknown\s+out_unknown\s+uptime$/);
+  expect(withClasses[2]).toMatch(/\s4\s+2\s+6\s+2\s+1\s+1\s+0\s+1\s+0\s+0\s+1\s+-$/);
+  expect(formatCounts(rows, 'table').split('\n')[0]).not.toMatch(/in_car/);
 });

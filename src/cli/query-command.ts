@@ -17,6 +17,8 @@ Options:
   --from ISO         first bucket start, e.g. 2026-11-22T08:00Z or 2026-11-22 (inclusive)
   --to ISO           end time (exclusive)
   --format F         table (default), csv or json
+  --by-class         table and CSV: also in/out per vehicle class (car, heavy, two-wheeler, unknown);
+                     JSON always has them
   -h, --help         this help
 `;
 
@@ -29,16 +31,20 @@ export async function queryCommand(argv: string[]): Promise<number> {
     from: { type: 'string' },
     to: { type: 'string' },
     format: { type: 'string' },
+    'by-class': { type: 'boolean' },
   });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
   const params = parseQueryParams(
-    { bucket: values.bucket, camera: values.camera, line: values.line, from: values.from, to: values.to, format: values.format },
+    {
+      bucket: values.bucket, camera: values.camera, line: values.line, from: values.from, to: values.to, format: values.format,
+      byClass: values['by-class'] ? 'true' : undefined,
+    },
     'cli',
   );
   const rows = queryCounts(values.db ?? './data/counts.db', params);
-  process.stdout.write(formatCounts(rows, params.format));
+  process.stdout.write(formatCounts(rows, params.format, params.byClass));
   return 0;
 }

@@ -32,7 +32,7 @@ export interface HttpServerHandle extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-const COUNT_PARAMS = new Set(['bucket', 'camera', 'line', 'from', 'to', 'format']);
+const COUNT_PARAMS = new Set(['bucket', 'camera', 'line', 'from', 'to', 'format', 'byClass']);
 
 class HttpError extends Error {
   constructor(
@@ -98,7 +98,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const rows = reader.query(params, { maxRows });
     if (params.format === 'json') return json(200, { rows });
     const type = params.format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'text/plain; charset=utf-8';
-    return { status: 200, type, body: formatCounts(rows, params.format) };
+    return { status: 200, type, body: formatCounts(rows, params.format, params.byClass) };
   }
 
   function route(req: http.IncomingMessage): Reply {

@@ -14,6 +14,14 @@ interface RawRow {
   bucket_start_ms: number;
   in_count: number;
   out_count: number;
+  in_car: number;
+  out_car: number;
+  in_heavy: number;
+  out_heavy: number;
+  in_two_wheeler: number;
+  out_two_wheeler: number;
+  in_unknown: number;
+  out_unknown: number;
   frames_received: number | null;
   frames_expected: number | null;
 }
@@ -23,6 +31,7 @@ interface RawRow {
 function countSql(bucket: Bucket): string {
   return `
 SELECT c.camera_id, c.line_id, c.bucket_start_ms, c.in_count, c.out_count,
+       c.in_car, c.out_car, c.in_heavy, c.out_heavy, c.in_two_wheeler, c.out_two_wheeler, c.in_unknown, c.out_unknown,
        f.frames_received, f.frames_expected
 FROM counts_${bucket} c
 LEFT JOIN frames_${bucket} f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
@@ -69,6 +78,12 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
       framesReceived: received,
       framesExpected: expected,
       uptime: expected > 0 ? Math.min(1, received / expected) : null,
+      byClass: {
+        car: { in: r.in_car, out: r.out_car },
+        heavy: { in: r.in_heavy, out: r.out_heavy },
+        'two-wheeler': { in: r.in_two_wheeler, out: r.out_two_wheeler },
+        unknown: { in: r.in_unknown, out: r.out_unknown },
+      },
     };
   });
 }

@@ -1,8 +1,12 @@
 // Renders count rows for people (aligned table), spreadsheets (RFC 4180 CSV) and programs (JSON).
 
-import type { CountFormat, CountRow } from './query-counts.js';
+import { VEHICLE_CLASSES, type CountFormat, type CountRow } from './query-counts.js';
 
 const CSV_COLUMNS = ['bucket', 'start', 'camera', 'line', 'in', 'out', 'total', 'frames_received', 'frames_expected', 'uptime'] as const;
+
+/** Column names of the class split (in_car, out_car, …, in_two_wheeler, …), and the values of one row. */
+const CLASS_COLUMNS = VEHICLE_CLASSES.flatMap((c) => [`in_${c.replace('-', '_')}`, `out_${c.replace('-', '_')}`]);
+const classValues = (r: CountRow): number[] => VEHICLE_CLASSES.flatMap((c) => [r.byClass[c].in, r.byClass[c].out]);
 
 function csvField(value: string | number | null): string {
   const s = value === null ? '' : String(value);
@@ -10,11 +14,11 @@ function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-function toCsv(rows: readonly CountRow[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
+function toCsv(rows: readonly CountRow[], byClass: boolean): string {
+  const lines = [[...CSV_COLUMNS, ...(byClass ? CLASS_COLUMNS : [])].join(',')];
   for (const r of rows) {
     lines.push(
-      [r.bucket, r.start, r.cameraId, r.lineId, r.in, r.out, r.total, r.framesReceived, r.framesExpected, r.uptime]
+      [r.bucket, r.start, r.cameraId, r.lineId, r.in, r.out, r.total, r.framesReceived, r.framesExpected, r.uptime, ...(byClass ? classValues(r) : [])]
         .map(csvField)
         .join(','),
     );
@@ -28,10 +32,14 @@ function uptimeText(uptime: number | null): string {
   return uptime === null ? '-' : `${(uptime * 100).toFixed(1)}%`;
 }
 
-function toTable(rows: readonly CountRow[]): string {
-  const header = ['start (UTC)', 'camera', 'line', 'in', 'out', 'total', 'uptime'];
-  const rightAligned = [false, false, false, true, true, true, true];
-  const body = rows.map((r) => [r.start, r.cameraId, r.lineId, String(r.in), String(r.out), String(r.total), uptimeText(r.uptime)]);
+function toTable(rows: readonly CountRow[], byClass: boolean): string {
+  const header = ['start (UTC)', 'camera', 'line', 'in', 'out', 'total', ...(byClass ? CLASS_COLUMNS : []), 'uptime'];
+  const rightAligned = header.map((_, i) => i >= 3);
+  const body = rows.map((r) => [
+    r.start, r.cameraId, r.lineId, String(r.in), String(r.out), String(r.total),
+    ...(byClass ? classValues(r).map(String) : []),
+    uptimeText(r.uptime),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
   const render = (cells: string[]): string =>
     cells
@@ -44,14 +52,14 @@ function toTable(rows: readonly CountRow[]): string {
   return `${out.join('\n')}\n`;
 }
 
-/** Formats rows; every format ends with a newline. */
-export function formatCounts(rows: readonly CountRow[], format: CountFormat): string {
+/** Formats rows; every format ends with a newline. `byClass` adds the class columns to table and CSV. */
+export function formatCounts(rows: readonly CountRow[], format: CountFormat, byClass = false): string {
   switch (format) {
     case 'csv':
-      return toCsv(rows);
+      return toCsv(rows, byClass);
     case 'json':
       return `${JSON.stringify(rows, null, 2)}\n`;
     case 'table':
-      return toTable(rows);
+      return toTable(rows, byClass);
   }
 }

@@ -21,7 +21,13 @@ export interface QueryParams {
   readonly fromMs?: number;
   readonly toMs?: number;
   readonly format: CountFormat;
+  /** Table and CSV: add in/out columns per vehicle class (JSON always has them). */
+  readonly byClass: boolean;
 }
+
+/** The analyzer's size classes ('unknown' until it has learnt the typical vehicle size). */
+export const VEHICLE_CLASSES = ['car', 'heavy', 'two-wheeler', 'unknown'] as const;
+export type VehicleClassName = (typeof VEHICLE_CLASSES)[number];
 
 /** One bucket of one counting line. */
 export interface CountRow {
@@ -37,6 +43,8 @@ export interface CountRow {
   readonly framesExpected: number;
   /** framesReceived / framesExpected capped at 1; null when no frame was expected (camera not monitored). */
   readonly uptime: number | null;
+  /** The in and out counts split by vehicle class; each direction's classes add up to its count. */
+  readonly byClass: Readonly<Record<VehicleClassName, { readonly in: number; readonly out: number }>>;
 }
 
 export interface QueryOptions {
@@ -92,12 +100,12 @@ export function parseTimeInput(value: string): number | undefined {
 }
 
 /**
- * Validates raw query parameters (keys: bucket, camera, line, from, to, format). Errors name the
+ * Validates raw query parameters (keys: bucket, camera, line, from, to, format, byClass). Errors name the
  * parameter as the user typed it: `--bucket` on the command line, `bucket` over HTTP.
  * Unknown keys are ignored here; the caller decides whether to refuse them.
  */
 export function parseQueryParams(raw: Record<string, string | undefined>, source: 'cli' | 'http'): QueryParams {
-  const name = (key: string): string => (source === 'cli' ? `--${key}` : key);
+  const name = (key: string): string => (source === 'cli' ? `--${key === 'byClass' ? 'by-class' : key}` : key);
 
   const bucketRaw = raw.bucket;
   if (bucketRaw === undefined || bucketRaw === '') {
@@ -145,7 +153,17 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
     format = formatRaw as CountFormat;
   }
 
-  return Object.freeze({ bucket, ...ids, ...times, format });
+  // A flag on the command line; over HTTP byClass=1|true|0|false.
+  const byClassRaw = optional(raw, 'byClass');
+  let byClass = false;
+  if (byClassRaw !== undefined) {
+    if (!['1', 'true', '0', 'false'].includes(byClassRaw)) {
+      throw new QueryError(`${name('byClass')}: must be 1, true, 0 or false; got ${echo(byClassRaw)}`);
+    }
+    byClass = byClassRaw === '1' || byClassRaw === 'true';
+  }
+
+  return Object.freeze({ bucket, ...ids, ...times, format, byClass });
 }
 
 /**
