@@ -7,8 +7,8 @@ export function dilate(src: Uint8Array, w: number, h: number, r: number, out: Ui
     columns3(tmp, w, h, out, true);
     return;
   }
-  pass(src, w, h, r, tmp, true, true);
-  pass(tmp, w, h, r, out, true, false);
+  rows(src, w, h, r, tmp, true);
+  columns(tmp, w, h, r, out, true);
 }
 
 /** out = erode(src) with radius r; pixels outside the image count as set, so borders do not shrink blobs. */
@@ -18,8 +18,8 @@ export function erode(src: Uint8Array, w: number, h: number, r: number, out: Uin
     columns3(tmp, w, h, out, false);
     return;
   }
-  pass(src, w, h, r, tmp, false, true);
-  pass(tmp, w, h, r, out, false, false);
+  rows(src, w, h, r, tmp, false);
+  columns(tmp, w, h, r, out, false);
 }
 
 /** Closing fills gaps narrower than 2r+1 (windscreens, dark bonnets) without growing blobs. */
@@ -31,11 +31,6 @@ export function close(src: Uint8Array, w: number, h: number, r: number, out: Uin
 // Horizontal pass: a running count of set pixels in the window along each row; max (dilate) is count > 0,
 // min (erode) is count === window length. The vertical pass keeps one running count per column and walks
 // the rows in memory order (a column-by-column walk strides a whole row per step and misses the cache).
-function pass(src: Uint8Array, w: number, h: number, r: number, out: Uint8Array, isDilate: boolean, horizontal: boolean): void {
-  if (horizontal) rows(src, w, h, r, out, isDilate);
-  else columns(src, w, h, r, out, isDilate);
-}
-
 function rows(src: Uint8Array, w: number, h: number, r: number, out: Uint8Array, isDilate: boolean): void {
   const win = 2 * r + 1;
   // Out-of-range samples: 0 for dilate, 1 for erode.
