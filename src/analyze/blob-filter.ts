@@ -87,7 +87,7 @@ export function componentsToDetections(
   }
   return out;
 
-  // xFrom..xTo: the columns of the label that belong to this part (a split part owns a column range).
+  // `owns`: which of the label's pixels belong to this part (a split part owns a range of offsets across the motion).
   function push(c: Component, whole: boolean, owns?: (x: number, y: number) => boolean): void {
     if (c.area === 0) return;
     const area = c.area * s * s;
@@ -138,12 +138,14 @@ function splitAcross(c: Component, labels: Int32Array, cur: Planes, geom: RoiGeo
     if (u < umin) umin = u;
     if (u > umax) umax = u;
   }
+  /** Offset of pixel (x, y) across the motion, 0 at the blob's first. */
+  const offset = (x: number, y: number): number => Math.floor(x * px + y * py - umin);
   const span = Math.floor(umax - umin) + 1;
   k = Math.max(2, Math.min(k, Math.floor(span / 2)));
   if (span < 4) return [{ c }];
   const count = new Int32Array(span);
   for (let y = c.minY; y <= c.maxY; y++) {
-    for (let x = c.minX; x <= c.maxX; x++) if (labels[y * w + x] === c.label) count[Math.floor(x * px + y * py - umin)]!++;
+    for (let x = c.minX; x <= c.maxX; x++) if (labels[y * w + x] === c.label) count[offset(x, y)]!++;
   }
   // The occupied range, not the bbox corners, is what is split evenly.
   let lo0 = 0, hi0 = span - 1;
@@ -175,7 +177,7 @@ function splitAcross(c: Component, labels: Int32Array, cur: Planes, geom: RoiGeo
     for (let x = c.minX; x <= c.maxX; x++) {
       const i = y * w + x;
       if (labels[i] !== c.label) continue;
-      const u = Math.floor(x * px + y * py - umin);
+      const u = offset(x, y);
       let j = 0;
       while (j < cuts.length && u >= cuts[j]!) j++;
       const pc = parts[j]!;
@@ -189,7 +191,7 @@ function splitAcross(c: Component, labels: Int32Array, cur: Planes, geom: RoiGeo
   }
   return parts.map((pc, j) => {
     const lo = j > 0 ? cuts[j - 1]! : -Infinity, hi = j < cuts.length ? cuts[j]! : Infinity;
-    return { c: pc, owns: (x: number, y: number) => { const u = Math.floor(x * px + y * py - umin); return u >= lo && u < hi; } };
+    return { c: pc, owns: (x: number, y: number) => { const u = offset(x, y); return u >= lo && u < hi; } };
   });
 }
 
