@@ -102,15 +102,14 @@ export class PerspectiveModel {
   private fit(): void {
     if (!this.dirty || !this.ready) return;
     this.dirty = false;
-    const n = (i: number): number => Math.min(this.counts[i]!, PER_BAND);
-    const bandY = (i: number): number => this.y0 + (i + 0.5) * this.bandH;
     // Start: a line through the per-band medians (any mode mix), used only to compare bands with each other.
     let ys: number[] = [], ss: number[] = [], ws: number[] = [], hs: number[] = [], wt: number[] = [];
     for (let i = 0; i < BANDS; i++) {
-      if (n(i) < 3) continue;
-      ys.push(bandY(i));
-      ss.push(median(Array.from(this.sizes[i]!.subarray(0, n(i)))));
-      wt.push(n(i));
+      const n = this.samplesIn(i);
+      if (n < 3) continue;
+      ys.push(this.bandY(i));
+      ss.push(median(Array.from(this.sizes[i]!.subarray(0, n))));
+      wt.push(n);
     }
     if (ys.length === 0) return;
     let [a, b] = lineFit(ys, ss, wt);
@@ -118,11 +117,11 @@ export class PerspectiveModel {
       const mode = this.logRatioMode(a, b);
       ys = []; ss = []; ws = []; hs = []; wt = [];
       for (let i = 0; i < BANDS; i++) {
-        const expected = Math.max(1, a + b * bandY(i));
+        const expected = Math.max(1, a + b * this.bandY(i));
         const keep: number[] = [];
-        for (let k = 0; k < n(i); k++) if (Math.abs(Math.log(this.sizes[i]![k]! / expected) - mode) <= NEAR_MODE) keep.push(k);
+        for (let k = 0, n = this.samplesIn(i); k < n; k++) if (Math.abs(Math.log(this.sizes[i]![k]! / expected) - mode) <= NEAR_MODE) keep.push(k);
         if (keep.length < 2) continue;
-        ys.push(bandY(i));
+        ys.push(this.bandY(i));
         ss.push(median(keep.map((k) => this.sizes[i]![k]!)));
         ws.push(median(keep.map((k) => this.widths[i]![k]!)));
         hs.push(median(keep.map((k) => this.heights[i]![k]!)));
@@ -137,6 +136,16 @@ export class PerspectiveModel {
     this.minSize = 0.25 * Math.min(...ss);
   }
 
+  /** Samples held in band i (the newest PER_BAND). */
+  private samplesIn(i: number): number {
+    return Math.min(this.counts[i]!, PER_BAND);
+  }
+
+  /** Centre row of band i, full px. */
+  private bandY(i: number): number {
+    return this.y0 + (i + 0.5) * this.bandH;
+  }
+
   /** Densest value of log(size / (a + b·y)) over every sample, by a Gaussian kernel of width KDE_WIDTH. */
   private logRatioMode(a: number, b: number): number {
     // Samples binned at KDE_STEP, then the kernel (cut at 3 widths) is run over the bins: a few thousand
@@ -144,8 +153,8 @@ export class PerspectiveModel {
     const hist = this.kdeHist;
     hist.fill(0);
     for (let i = 0; i < BANDS; i++) {
-      const expected = Math.max(1, a + b * (this.y0 + (i + 0.5) * this.bandH));
-      const n = Math.min(this.counts[i]!, PER_BAND);
+      const expected = Math.max(1, a + b * this.bandY(i));
+      const n = this.samplesIn(i);
       for (let k = 0; k < n; k++) {
         const bin = Math.round((Math.log(this.sizes[i]![k]! / expected) + KDE_RANGE) / KDE_STEP);
         if (bin >= 0 && bin < hist.length) hist[bin]!++;
