@@ -291,20 +291,26 @@ export class Tracker {
     const bx = Number.isNaN(by) ? NaN : G.x(2 * G.gx(T.firstX, T.firstY) - G.gx(D.x, D.y), by);
     if (Number.isNaN(bx)) return;
     if (!this.outside(bx, by, 0)) return;
-    const margin = Math.max(this.p.lineMinMarginPx, this.p.lineMarginFrac * D.size);
-    const accept = (_line: number, direction: 'in' | 'out', cx: number, cy: number): boolean => this.withFlow(direction, cx, cy, tMs);
     const before = 2 * bornT - tMs;
+    const { margin, accept } = this.lineRules(D, tMs);
     for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: D });
     }
   }
 
   private observe(T: Track, D: Detection, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
-    const margin = Math.max(this.p.lineMinMarginPx, this.p.lineMarginFrac * D.size);
-    const accept = (_line: number, direction: 'in' | 'out', cx: number, cy: number): boolean => this.withFlow(direction, cx, cy, tMs);
+    const { margin, accept } = this.lineRules(D, tMs);
     for (const c of this.lines.observe(T.lines, D.x, D.y, tMs, margin, D.size, T.firstX, T.firstY, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: D });
     }
+  }
+
+  /** What every crossing of detection D at tMs is judged by: the hysteresis margin for its size, and withFlow. */
+  private lineRules(D: Detection, tMs: number): { margin: number; accept: (line: number, direction: 'in' | 'out', cx: number, cy: number) => boolean } {
+    return {
+      margin: Math.max(this.p.lineMinMarginPx, this.p.lineMarginFrac * D.size),
+      accept: (_line, direction, cx, cy) => this.withFlow(direction, cx, cy, tMs),
+    };
   }
 
   // A crossing against the established flow of its own lane is a wrong link (at 1 fps: a follower taken
@@ -324,10 +330,11 @@ export class Tracker {
     const n = this.nearestNormal(x, y);
     const G = this.ground;
     G.refresh();
-    // A long step (1000 ground px) along the usual motion, mapped back to the image. For vehicles coming nearer
-    // it often passes the camera: no direction then, and the blob is split by image columns. (A local step is
-    // exact for the learnt road plane, but where the plane is poor, as at 1 fps on a short clip, its cuts were
-    // worse than columns: freeway clip at 1 fps 12 of 24 instead of 21.)
+    // A long step (1000 ground px; less for a usual motion under one size per second) along the usual motion,
+    // mapped back to the image. For vehicles coming nearer it often passes the camera: no direction then, and
+    // the blob is split by image columns. (A local step is exact for the learnt road plane, but where the plane
+    // is poor, as at 1 fps on a short clip, its cuts were worse than columns: freeway clip at 1 fps 12 of 24
+    // instead of 21.)
     const eps = 1e-3 * Math.max(1, Math.hypot(prior.along, prior.lateral));
     const [gvx, gvy] = alongLateralToGround(prior.along / eps, prior.lateral / eps, n);
     const y2 = G.y(G.gy(y) + gvy);
