@@ -5,7 +5,8 @@
 // (delivered, dropped or abandoned) and no channel keeps a side table to clean up.
 
 import type { ChannelStats } from './frame-channel.js';
-import type { ChannelOutput, DecodeLimits, JpegFrame } from './messages.js';
+import type { ChannelOutput, DecodeLimits, DecodeRequest, JpegFrame } from './messages.js';
+import type { DecodeScale } from '../decode/decode-scale.js';
 
 export type EntryState = 'pending' | 'decoding' | 'done';
 
@@ -18,6 +19,12 @@ export interface InFlightEntry {
   output?: ChannelOutput;
   /** Set by the channel when it hands the entry to a decoder (e.g. which child). */
   worker?: number;
+}
+
+/** The request a decoder gets for an entry: its frame's identity, its limits, and the channel's decode scale. */
+export function decodeRequest(entry: InFlightEntry, scale: DecodeScale): DecodeRequest {
+  const f = entry.frame;
+  return { type: 'decode', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits, scale };
 }
 
 export class InFlightQueue {

@@ -5,7 +5,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ChannelError } from '../errors.js';
 import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
-import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
+import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
 import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, IpcFromChild, IpcToChild, JpegFrame } from './messages.js';
 import { toUint8Array } from '../decode/ipc-bytes.js';
@@ -155,7 +155,7 @@ export class IpcChannel implements FrameChannel {
     entry.worker = dec.index;
     dec.job = entry.id;
     const jpeg = Buffer.isBuffer(f.jpeg) ? f.jpeg : Buffer.from(f.jpeg.buffer, f.jpeg.byteOffset, f.jpeg.byteLength);
-    const req = { type: 'decode' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits, scale: this.#opts.decodeScale };
+    const req = decodeRequest(entry, this.#opts.decodeScale);
     const msg: IpcToChild = { type: 'decode', job: entry.id, req, jpeg };
     // One job per child at a time: the next is sent only after this frame comes back, so the IPC pipe
     // never holds more than one JPEG per decoder.

@@ -7,7 +7,7 @@ import { ChannelError, TrafficCounterError } from '../errors.js';
 import { createDecoder } from '../decode/decode-jpeg.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
-import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
+import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
 import type { ChannelOutput, DecodeLimits, DecodedFrame, JpegFrame, SharedDecodeTask, SharedRingInit } from './messages.js';
 import type { DecodeScale } from '../decode/decode-scale.js';
 import { SharedFrameRing, SLOT_DECODING, SLOT_FAILED, SLOT_FREE, SLOT_HELD, SLOT_READY } from './shared-frame-ring.js';
@@ -195,7 +195,7 @@ export class SharedMemoryChannel implements FrameChannel {
     this.#slotJob[slot] = entry.id;
     this.#ring.setState(slot, SLOT_DECODING);
     this.#running++;
-    const req = { type: 'decode' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits, scale: this.#opts.decodeScale };
+    const req = decodeRequest(entry, this.#opts.decodeScale);
     pool.run({ type: 'decode', slot, req, jpeg: f.jpeg }).catch((err: unknown) => this.#onTaskFailed(slot, entry.id, err));
   }
 

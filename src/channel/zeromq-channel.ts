@@ -19,7 +19,7 @@ import { createDecoder } from '../decode/decode-jpeg.js';
 import { isDecodeScale } from '../decode/decode-scale.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
-import { InFlightQueue, type InFlightEntry } from './in-flight-queue.js';
+import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
 import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 
@@ -277,7 +277,7 @@ export class ZeromqChannel implements FrameChannel {
 
   #dispatch(peer: Peer, entry: InFlightEntry): void {
     const f = entry.frame;
-    const req = { type: 'decode' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits, scale: this.#opts.decodeScale };
+    const req = decodeRequest(entry, this.#opts.decodeScale);
     const job: ZmqDecodeJob = { type: 'decode', job: entry.id, req };
     entry.state = 'decoding';
     entry.worker = peer.num;
