@@ -8,7 +8,7 @@ import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-ch
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
 import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, IpcFromChild, IpcToChild, JpegFrame } from './messages.js';
-import { toUint8Array } from '../decode/ipc-bytes.js';
+import { asBuffer, toUint8Array } from '../decode/ipc-bytes.js';
 import { createDecoder } from '../decode/decode-jpeg.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 
@@ -154,7 +154,7 @@ export class IpcChannel implements FrameChannel {
     entry.state = 'decoding';
     entry.worker = dec.index;
     dec.job = entry.id;
-    const jpeg = Buffer.isBuffer(f.jpeg) ? f.jpeg : Buffer.from(f.jpeg.buffer, f.jpeg.byteOffset, f.jpeg.byteLength);
+    const jpeg = asBuffer(f.jpeg);
     const req = decodeRequest(entry, this.#opts.decodeScale);
     const msg: IpcToChild = { type: 'decode', job: entry.id, req, jpeg };
     // One job per child at a time: the next is sent only after this frame comes back, so the IPC pipe

@@ -17,6 +17,7 @@ import { ChannelError, ConfigError } from '../errors.js';
 import { ZMQ_SOCKET_DEFAULTS } from '../decode/zeromq-decoder.js';
 import { createDecoder } from '../decode/decode-jpeg.js';
 import { isDecodeScale } from '../decode/decode-scale.js';
+import { asBuffer } from '../decode/ipc-bytes.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
@@ -284,7 +285,7 @@ export class ZeromqChannel implements FrameChannel {
     peer.idle = false;
     peer.job = entry.id;
     peer.jobSince = Date.now();
-    const jpeg = Buffer.isBuffer(f.jpeg) ? f.jpeg : Buffer.from(f.jpeg.buffer, f.jpeg.byteOffset, f.jpeg.byteLength);
+    const jpeg = asBuffer(f.jpeg);
     this.#router.send([peer.id, JSON.stringify(job), jpeg]).catch((err: unknown) => {
       // The decoder went away (EHOSTUNREACH) or its pipe is full: the job never left, so it can go
       // to another decoder.

@@ -3,7 +3,7 @@
 import { createDecoder, type JpegDecoder } from './decode-jpeg.js';
 import { decodeToFrame } from './decode-to-frame.js';
 import type { IpcFromChild, IpcToChild } from '../channel/messages.js';
-import { toUint8Array } from './ipc-bytes.js';
+import { asBuffer, toUint8Array } from './ipc-bytes.js';
 import { lowerDecoderPriority } from './decoder-priority.js';
 
 lowerDecoderPriority(Number(process.argv[2] ?? 0)); // argv: [niceness increment]
@@ -28,7 +28,7 @@ async function handle(msg: IpcToChild): Promise<void> {
   const out = await decodeToFrame(req, toUint8Array(msg.jpeg), decoder!);
   if (out.type === 'frame') {
     // Buffer (not a bare Uint8Array) so that 'json' serialization keeps the bytes (as a number array).
-    const pixels = Buffer.from(out.pixels.buffer, out.pixels.byteOffset, out.pixels.byteLength);
+    const pixels = asBuffer(out.pixels);
     await send({ type: 'frame', job, header: out.header, pixels });
   } else {
     await send({ type: 'decode-error', job, failure: out.failure });

@@ -7,6 +7,7 @@ import { Dealer } from 'zeromq';
 import { createDecoder, type DecoderName } from './decode-jpeg.js';
 import { decodeFailure, decodeToFrame } from './decode-to-frame.js';
 import { DECODE_SCALES, isDecodeScale } from './decode-scale.js';
+import { asBuffer } from './ipc-bytes.js';
 import type { ZmqDecodeJob, ZmqFromDecoder } from '../channel/messages.js';
 
 export interface ZeromqDecoderOptions {
@@ -99,7 +100,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
       if (out.type === 'frame') {
         // Zero-copy send: zeromq keeps a reference to the pixels until they are on the wire. Both decoders
         // return a fresh buffer per frame and nothing here writes it again.
-        const pixels = Buffer.from(out.pixels.buffer, out.pixels.byteOffset, out.pixels.byteLength);
+        const pixels = asBuffer(out.pixels);
         await send({ type: 'frame', job: job.job, header: out.header }, pixels);
       } else {
         await send({ type: 'decode-error', job: job.job, failure: out.failure });
