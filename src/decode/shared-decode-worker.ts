@@ -4,6 +4,8 @@
 import { workerData } from 'node:worker_threads';
 import { createDecoder, type JpegDecoder } from './decode-jpeg.js';
 import { decodeToFrame } from './decode-to-frame.js';
+import { scaledSize } from './decode-scale.js';
+import { inspectJpeg } from './jpeg-header.js';
 import { SharedFrameRing } from '../channel/shared-frame-ring.js';
 import type { SharedDecodeTask, SharedRingInit } from '../channel/messages.js';
 
@@ -17,20 +19,38 @@ export default async function decodeIntoSlot(task: SharedDecodeTask): Promise<vo
   if (task.type === 'init') return;
   const { slot, req } = task;
   const t0 = performance.now();
+  const tooBig = slotRefusal(task);
+  if (tooBig) {
+    ring.publishError(slot, 'TC_ERR_DECODE_SIZE_MISMATCH', tooBig, performance.now() - t0);
+    return;
+  }
   const out = await decodeToFrame(req, task.jpeg, decode);
   if (out.type === 'decode-error') {
     ring.publishError(slot, out.failure.code, out.failure.message, performance.now() - t0);
     return;
   }
   const h = out.header;
-  if (out.pixels.byteLength > ring.slotBytes) {
-    // Checked on the decoded frame, so that a frame decoded at 1/scale is held to its real size.
-    const at = h.scale > 1 ? ` (decoded at 1/${h.scale})` : '';
-    const message = `camera ${req.cameraId} frame ${req.seq}: ${h.width}x${h.height} frame${at} does not fit the shared-memory slot (${ring.slotBytes} bytes); ${init.slotHint}`;
-    ring.publishError(slot, 'TC_ERR_DECODE_SIZE_MISMATCH', message, performance.now() - t0);
-    return;
-  }
   // jpeg-js and sharp both return their own buffer; one copy into the slot, on this thread.
   ring.view(slot, out.pixels.byteLength).set(out.pixels);
   ring.publishFrame(slot, h.width, h.height, h.scale, performance.now() - t0);
+}
+
+/**
+ * Why the frame cannot go into a slot, from the JPEG header and before any decoding: the size it will have at
+ * the request's decode scale (every decoder gives scaledSize()) is more than a slot holds. Undefined when it
+ * fits, or when the header cannot be read (decoding then reports that).
+ */
+function slotRefusal(task: Extract<SharedDecodeTask, { type: 'decode' }>): string | undefined {
+  const { req } = task;
+  const what = `camera ${req.cameraId} frame ${req.seq}`;
+  let full: { width: number; height: number };
+  try {
+    full = inspectJpeg(task.jpeg, what);
+  } catch {
+    return undefined;
+  }
+  const { width, height } = scaledSize(full.width, full.height, req.scale);
+  if (width * height * 4 <= ring.slotBytes) return undefined;
+  const at = req.scale > 1 ? ` (${width}x${height} decoded at 1/${req.scale})` : '';
+  return `${what}: ${full.width}x${full.height} frame${at} does not fit the shared-memory slot (${ring.slotBytes} bytes); ${init.slotHint}`;
 }
