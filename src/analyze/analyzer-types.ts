@@ -1,7 +1,9 @@
 // What the analyzer consumes and produces.
 
 export type Direction = 'in' | 'out';
-export type VehicleClass = 'car' | 'heavy' | 'two-wheeler' | 'unknown';
+/** The analyzer's size classes ('unknown' until it has learnt the typical vehicle size), in storage order. */
+export const VEHICLE_CLASSES = ['car', 'heavy', 'two-wheeler', 'unknown'] as const;
+export type VehicleClass = (typeof VEHICLE_CLASSES)[number];
 
 /** One RGBA frame as the analyzer sees it. */
 export interface AnalyzerFrame {

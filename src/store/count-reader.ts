@@ -6,7 +6,8 @@ import { Database } from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { QueryError, StoreError } from '../errors.js';
 import { checkNotNewer } from './migrations.js';
-import type { Bucket, CountRow, QueryOptions, QueryParams } from './query-counts.js';
+import { CLASS_COLUMNS, classColumn, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
+import { VEHICLE_CLASSES } from '../analyze/analyzer-types.js';
 
 interface RawRow {
   camera_id: string;
@@ -14,16 +15,10 @@ interface RawRow {
   bucket_start_ms: number;
   in_count: number;
   out_count: number;
-  in_car: number;
-  out_car: number;
-  in_heavy: number;
-  out_heavy: number;
-  in_two_wheeler: number;
-  out_two_wheeler: number;
-  in_unknown: number;
-  out_unknown: number;
   frames_received: number | null;
   frames_expected: number | null;
+  /** The CLASS_COLUMNS, by name. */
+  [classColumn: string]: number | string | null;
 }
 
 // Every stored (camera, line, bucket) row: the store writes a zero row for each active line in every
@@ -31,7 +26,7 @@ interface RawRow {
 function countSql(bucket: Bucket): string {
   return `
 SELECT c.camera_id, c.line_id, c.bucket_start_ms, c.in_count, c.out_count,
-       c.in_car, c.out_car, c.in_heavy, c.out_heavy, c.in_two_wheeler, c.out_two_wheeler, c.in_unknown, c.out_unknown,
+       ${CLASS_COLUMNS.map((col) => `c.${col}`).join(', ')},
        f.frames_received, f.frames_expected
 FROM counts_${bucket} c
 LEFT JOIN frames_${bucket} f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
@@ -78,12 +73,9 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
       framesReceived: received,
       framesExpected: expected,
       uptime: expected > 0 ? Math.min(1, received / expected) : null,
-      byClass: {
-        car: { in: r.in_car, out: r.out_car },
-        heavy: { in: r.in_heavy, out: r.out_heavy },
-        'two-wheeler': { in: r.in_two_wheeler, out: r.out_two_wheeler },
-        unknown: { in: r.in_unknown, out: r.out_unknown },
-      },
+      byClass: Object.fromEntries(
+        VEHICLE_CLASSES.map((c) => [c, { in: r[classColumn('in', c)] as number, out: r[classColumn('out', c)] as number }]),
+      ) as CountRow['byClass'],
     };
   });
 }

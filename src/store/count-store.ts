@@ -5,11 +5,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import type { CrossingEvent, VehicleClass } from '../analyze/analyzer-types.js';
+import { VEHICLE_CLASSES, type CrossingEvent, type VehicleClass } from '../analyze/analyzer-types.js';
 import { StoreError, TrafficCounterError } from '../errors.js';
 import { selectCountRows } from './count-reader.js';
 import { migrate } from './migrations.js';
-import type { Bucket, CountRow, QueryOptions, QueryParams } from './query-counts.js';
+import { CLASS_COLUMNS, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
 
 export const STORE_DEFAULTS = {
   flushIntervalMs: 1_000, // automatic flush period (timer is unref'd)
@@ -60,20 +60,10 @@ export interface CountStoreStats {
   readonly lastError: string | null;
 }
 
-// Column order of the count aggregates; matches COUNT_COLUMNS in migrations.ts.
-const COUNT_COLS = [
-  'in_count',
-  'out_count',
-  'in_car',
-  'out_car',
-  'in_heavy',
-  'out_heavy',
-  'in_two_wheeler',
-  'out_two_wheeler',
-  'in_unknown',
-  'out_unknown',
-] as const;
-const CLASS_OFFSET: Readonly<Record<VehicleClass, number>> = { car: 2, heavy: 4, 'two-wheeler': 6, unknown: 8 };
+// Column order of the count aggregates; matches COUNT_COLUMNS in migrations.ts: the totals, then in and out
+// per vehicle class, so class c's 'in' count sits at CLASS_OFFSET[c] and its 'out' count right after.
+const COUNT_COLS = ['in_count', 'out_count', ...CLASS_COLUMNS];
+const CLASS_OFFSET = Object.fromEntries(VEHICLE_CLASSES.map((c, k) => [c, 2 + 2 * k])) as Readonly<Record<VehicleClass, number>>;
 const FRAME_COLS = ['frames_expected', 'frames_received', 'decode_errors', 'dropped', 'source_errors'] as const;
 const FRAME_DELTA_KEYS = ['expected', 'received', 'decodeErrors', 'dropped', 'sourceErrors'] as const;
 

@@ -1,11 +1,11 @@
 // Renders count rows for people (aligned table), spreadsheets (RFC 4180 CSV) and programs (JSON).
 
-import { VEHICLE_CLASSES, type CountFormat, type CountRow } from './query-counts.js';
+import { VEHICLE_CLASSES } from '../analyze/analyzer-types.js';
+import { CLASS_COLUMNS, type CountFormat, type CountRow } from './query-counts.js';
 
 const CSV_COLUMNS = ['bucket', 'start', 'camera', 'line', 'in', 'out', 'total', 'frames_received', 'frames_expected', 'uptime'] as const;
 
-/** Column names of the class split (in_car, out_car, …, in_two_wheeler, …), and the values of one row. */
-const CLASS_COLUMNS = VEHICLE_CLASSES.flatMap((c) => [`in_${c.replace('-', '_')}`, `out_${c.replace('-', '_')}`]);
+/** The values of one row's class columns, in CLASS_COLUMNS order. */
 const classValues = (r: CountRow): number[] => VEHICLE_CLASSES.flatMap((c) => [r.byClass[c].in, r.byClass[c].out]);
 
 function csvField(value: string | number | null): string {

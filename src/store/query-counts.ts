@@ -2,6 +2,7 @@
 // errors in the user's own spelling (--bucket vs bucket), and a one-shot read-only query of a DB file.
 
 import { QueryError } from '../errors.js';
+import { VEHICLE_CLASSES, type Direction, type VehicleClass } from '../analyze/analyzer-types.js';
 import { CountReader } from './count-reader.js';
 
 export type Bucket = 'minute' | 'hour' | 'day';
@@ -25,9 +26,13 @@ export interface QueryParams {
   readonly byClass: boolean;
 }
 
-/** The analyzer's size classes ('unknown' until it has learnt the typical vehicle size). */
-export const VEHICLE_CLASSES = ['car', 'heavy', 'two-wheeler', 'unknown'] as const;
-export type VehicleClassName = (typeof VEHICLE_CLASSES)[number];
+/** The roll-up column holding one direction's count of one vehicle class: in_car, out_two_wheeler, … */
+export function classColumn(direction: Direction, c: VehicleClass): string {
+  return `${direction}_${c.replace('-', '_')}`;
+}
+
+/** Every class column, in the roll-up tables' order (in and out per class). */
+export const CLASS_COLUMNS: readonly string[] = VEHICLE_CLASSES.flatMap((c) => [classColumn('in', c), classColumn('out', c)]);
 
 /** One bucket of one counting line. */
 export interface CountRow {
@@ -44,7 +49,7 @@ export interface CountRow {
   /** framesReceived / framesExpected capped at 1; null when no frame was expected (camera not monitored). */
   readonly uptime: number | null;
   /** The in and out counts split by vehicle class; each direction's classes add up to its count. */
-  readonly byClass: Readonly<Record<VehicleClassName, { readonly in: number; readonly out: number }>>;
+  readonly byClass: Readonly<Record<VehicleClass, { readonly in: number; readonly out: number }>>;
 }
 
 export interface QueryOptions {
