@@ -1,7 +1,7 @@
 // Scenario "analyzer": CameraAnalyzer time per 1280x720 frame with an ROI covering 40% of the frame
 // (a full-width band over the road, holding the clip's counting lines).
 
-import type { Point } from '../src/config/config-types.js';
+import type { CameraConfig, Point } from '../src/config/config-types.js';
 import { FRAME_H, FRAME_W, loadClip, runProbe, type BenchContext } from './bench-util.js';
 import { CLIP_FRAMES, DECODE_SCALES_BENCHED } from './decode.bench.js';
 import type { ComputeArgs, ComputeResult } from './probes/compute-probe.js';
@@ -19,20 +19,19 @@ export function bandRoi(fraction: number): Point[] {
 }
 
 /** Row label of an analyzer measurement; the end-to-end scenario looks rows up by it. */
-export const analyzerLabel = (downscale: string, scale: number): string =>
-  `analyzer roi=40% downscale=${downscale} decodeScale=${scale} size=${1280 / scale}x${720 / scale}`;
+export const analyzerLabel = (camera: CameraConfig, scale: number): string =>
+  `analyzer roi=40% downscale=${String(camera.analyzer.downscale ?? 'default')} decodeScale=${scale} size=${1280 / scale}x${720 / scale}`;
 
 export async function analyzer(ctx: BenchContext, report: Reporter): Promise<void> {
   const clip = await loadClip(CLIP_FRAMES(ctx.quick), ctx.log);
   const camera = clip.config.cameras[0]!;
   const frames = ctx.quick ? 10 : 150;
-  const downscale = String(camera.analyzer.downscale ?? 'default');
   const rows = [];
   for (const scale of DECODE_SCALES_BENCHED) {
     ctx.log(`analyzer decodeScale=${scale}`);
     const args: ComputeArgs = { task: 'analyzer', camera, roi: bandRoi(0.4), scale, clipDir: clip.dir, warmup: 30, frames, fps: clip.fps };
     const r = await runProbe<ComputeResult>('compute-probe.js', args);
-    rows.push({ label: analyzerLabel(downscale, scale), values: { p50: r.p50Ms, p99: r.p99Ms, cpu: r.cpuMsPerFrame, fps: 1000 / r.cpuMsPerFrame, n: frames, startup: r.startupCpuMs ?? NaN, startupN: r.startupFrames ?? NaN } });
+    rows.push({ label: analyzerLabel(camera, scale), values: { p50: r.p50Ms, p99: r.p99Ms, cpu: r.cpuMsPerFrame, fps: 1000 / r.cpuMsPerFrame, n: frames, startup: r.startupCpuMs ?? NaN, startupN: r.startupFrames ?? NaN } });
   }
   const full = rows[0]!.values;
   report.ratio({

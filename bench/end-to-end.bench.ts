@@ -114,7 +114,7 @@ export async function endToEnd(ctx: BenchContext, report: Reporter): Promise<voi
     const { r, name, scale } = best.get(decoder)!;
     // The most a pipeline can do per core is bounded by decoding plus analysing, measured alone in this run.
     const dec = cpuOf('decode', decodeLabel(decoder, scale));
-    const an = cpuOf('analyzer', analyzerLabel(String(base.analyzer.downscale ?? 'default'), scale));
+    const an = cpuOf('analyzer', analyzerLabel(base, scale));
     if (dec !== undefined && an !== undefined) {
       report.ratio({
         name: `end-to-end frames/s per core ÷ ceiling 1000/(decode + analyzer CPU ms), ${name}`,
