@@ -3,20 +3,16 @@
 
 import { createHash } from 'node:crypto';
 
-import { request, type Dispatcher } from 'undici';
+import { request } from 'undici';
 
 import type { JpegFrame } from '../channel/messages.js';
 import { SourceError } from '../errors.js';
 import { abortableSleep } from './abortable-sleep.js';
-import type { Backoff } from './backoff.js';
 import { discardBody } from './discard-body.js';
-import type { CameraUrl } from './camera-url.js';
 import type { FrameSource, SourceStats } from './frame-source.js';
-import { closeHttpSource, setUpHttpSource, type HttpSourceOptions } from './http-source-setup.js';
+import { closeHttpSource, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { classifyRequestError, httpStatusError, isClearlyNotImage, notAnImageError, tooLargeError } from './request-errors.js';
-import type { SlotClock } from './slot-clock.js';
-import type { SourceStatsRecorder } from './source-stats-recorder.js';
 
 export interface HttpSnapshotSourceOptions extends HttpSourceOptions {
   /** Request k is due at t0 + k·pollIntervalMs. */
@@ -40,14 +36,9 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 
 export class HttpSnapshotSource implements FrameSource {
   readonly cameraId: string;
-  readonly #url: CameraUrl;
   readonly #opts: HttpSnapshotSourceOptions;
-  readonly #now: () => number;
-  readonly #dispatcher: Dispatcher;
-  readonly #ownsDispatcher: boolean;
-  readonly #backoff: Backoff;
-  readonly #clock: SlotClock;
-  readonly #stats: SourceStatsRecorder;
+  /** URL, now(), backoff, slot clock, stats recorder and dispatcher, built as for every HTTP source. */
+  readonly #http: HttpSourceParts;
   readonly #closeController = new AbortController();
   #closing: Promise<void> | undefined;
   /** Requests in flight, so close() can let them settle before closing the Agent. */
@@ -62,12 +53,11 @@ export class HttpSnapshotSource implements FrameSource {
   constructor(opts: HttpSnapshotSourceOptions) {
     this.cameraId = opts.cameraId;
     this.#opts = opts;
-    ({ url: this.#url, now: this.#now, backoff: this.#backoff, clock: this.#clock, stats: this.#stats, dispatcher: this.#dispatcher, ownsDispatcher: this.#ownsDispatcher } =
-      setUpHttpSource(opts));
+    this.#http = setUpHttpSource(opts);
   }
 
   stats(): SourceStats {
-    return this.#stats.snapshot();
+    return this.#http.stats.snapshot();
   }
 
   frames(signal?: AbortSignal): AsyncIterableIterator<JpegFrame> {
@@ -80,13 +70,13 @@ export class HttpSnapshotSource implements FrameSource {
     const unlink = linkSignals(ctrl, [this.#closeController.signal, signal]);
     const P = this.#opts.pollIntervalMs;
     let lastSlot = -Infinity;
-    this.#clock.start();
+    this.#http.clock.start();
     try {
       while (!ctrl.signal.aborted) {
         // Next slot after the previous request's slot, not before now (a late consumer or a slow answer
         // skips slots instead of bursting) and not before the backoff allows.
-        const due = this.#clock.slotAtOrAfter(Math.max(this.#now(), lastSlot + P, this.#retryAt));
-        const wait = due - this.#now();
+        const due = this.#http.clock.slotAtOrAfter(Math.max(this.#http.now(), lastSlot + P, this.#retryAt));
+        const wait = due - this.#http.now();
         if (wait > 0 && !(await abortableSleep(wait, ctrl.signal))) break;
         lastSlot = due;
         let outcome: Outcome;
@@ -100,35 +90,35 @@ export class HttpSnapshotSource implements FrameSource {
           }
         } catch (err) {
           if (ctrl.signal.aborted) break;
-          const delay = this.#backoff.next();
-          this.#retryAt = this.#now() + delay;
-          this.#stats.failure(err as SourceError, delay);
+          const delay = this.#http.backoff.next();
+          this.#retryAt = this.#http.now() + delay;
+          this.#http.stats.failure(err as SourceError, delay);
           continue;
         }
-        this.#backoff.reset();
+        this.#http.backoff.reset();
         this.#retryAt = -Infinity;
-        this.#stats.success();
+        this.#http.stats.success();
         if (outcome.kind === 'not-modified') {
-          this.#stats.s.notModified++;
-          this.#opts.onUnchanged?.(this.#now());
+          this.#http.stats.s.notModified++;
+          this.#opts.onUnchanged?.(this.#http.now());
         } else if (outcome.kind === 'identical') {
-          this.#stats.s.identicalSkipped++;
-          this.#opts.onUnchanged?.(this.#now());
+          this.#http.stats.s.identicalSkipped++;
+          this.#opts.onUnchanged?.(this.#http.now());
         } else {
-          this.#stats.s.frames++;
+          this.#http.stats.s.frames++;
           yield { cameraId: this.cameraId, seq: ++this.#seq, capturedAt: outcome.capturedAt, jpeg: outcome.jpeg };
         }
       }
     } finally {
       unlink();
-      this.#clock.stop();
+      this.#http.clock.stop();
     }
   }
 
   /** One GET. Resolves with what it brought; throws a SourceError on failure (or anything once aborted). */
   async #fetchOnce(signal: AbortSignal): Promise<Outcome> {
     const { cameraId, timeoutMs, maxBodyBytes } = this.#opts;
-    const url = this.#url.display;
+    const url = this.#http.url.display;
     const ctrl = new AbortController();
     const unlink = linkSignals(ctrl, [signal]);
     let timedOut = false;
@@ -137,15 +127,15 @@ export class HttpSnapshotSource implements FrameSource {
       timedOut = true;
       ctrl.abort(new Error(`request exceeded timeoutMs=${timeoutMs}`));
     }, timeoutMs);
-    const headers: Record<string, string> = { ...this.#url.headers, accept: 'image/jpeg, image/*;q=0.9, */*;q=0.1' };
+    const headers: Record<string, string> = { ...this.#http.url.headers, accept: 'image/jpeg, image/*;q=0.9, */*;q=0.1' };
     if (this.#etag) headers['if-none-match'] = this.#etag;
     if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
-    this.#stats.s.requests++;
+    this.#http.stats.s.requests++;
     try {
-      const res = await request(this.#url.href, {
+      const res = await request(this.#http.url.href, {
         method: 'GET',
         headers,
-        dispatcher: this.#dispatcher,
+        dispatcher: this.#http.dispatcher,
         signal: ctrl.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -182,8 +172,8 @@ export class HttpSnapshotSource implements FrameSource {
         }
         chunks.push(chunk);
       }
-      this.#stats.s.bytes += total;
-      const completedAt = this.#now();
+      this.#http.stats.s.bytes += total;
+      const completedAt = this.#http.now();
       if (statusCode === 200) {
         this.#etag = header(h, 'etag');
         this.#lastModified = header(h, 'last-modified');
@@ -221,7 +211,7 @@ export class HttpSnapshotSource implements FrameSource {
   }
 
   #doClose(): Promise<void> {
-    return closeHttpSource({ abort: this.#closeController, clock: this.#clock, pending: this.#inFlight, dispatcher: this.#dispatcher, ownsDispatcher: this.#ownsDispatcher });
+    return closeHttpSource({ ...this.#http, abort: this.#closeController, pending: this.#inFlight });
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -1,21 +1,17 @@
 // Reads a camera's MJPEG stream (multipart/x-mixed-replace) over undici and hands the consumer the newest
 // complete JPEG when it pulls; older unread frames are dropped and counted. Reconnects with capped backoff.
 
-import { request, type Dispatcher } from 'undici';
+import { request } from 'undici';
 
 import type { JpegFrame } from '../channel/messages.js';
 import { SourceError } from '../errors.js';
 import { abortableSleep } from './abortable-sleep.js';
-import type { Backoff } from './backoff.js';
 import { discardBody } from './discard-body.js';
-import type { CameraUrl } from './camera-url.js';
 import type { FrameSource, SourceStats } from './frame-source.js';
-import { closeHttpSource, setUpHttpSource, type HttpSourceOptions } from './http-source-setup.js';
+import { closeHttpSource, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { MjpegParser } from './mjpeg-parser.js';
 import { classifyRequestError, httpStatusError, notAnImageError, tooLargeError } from './request-errors.js';
-import type { SlotClock } from './slot-clock.js';
-import type { SourceStatsRecorder } from './source-stats-recorder.js';
 
 export interface MjpegStreamSourceOptions extends HttpSourceOptions {
   /** Nominal frame interval: onSlot ticks at this period. The stream itself sets the real rate. */
@@ -46,14 +42,9 @@ function boundaryOf(contentType: string): string | undefined {
 
 export class MjpegStreamSource implements FrameSource {
   readonly cameraId: string;
-  readonly #url: CameraUrl;
   readonly #opts: MjpegStreamSourceOptions;
-  readonly #now: () => number;
-  readonly #dispatcher: Dispatcher;
-  readonly #ownsDispatcher: boolean;
-  readonly #backoff: Backoff;
-  readonly #clock: SlotClock;
-  readonly #stats: SourceStatsRecorder;
+  /** URL, now(), backoff, slot clock, stats recorder and dispatcher, built as for every HTTP source. */
+  readonly #http: HttpSourceParts;
   readonly #closeController = new AbortController();
   #closing: Promise<void> | undefined;
   /** Reader loops still running (one per open iterator). */
@@ -63,12 +54,11 @@ export class MjpegStreamSource implements FrameSource {
   constructor(opts: MjpegStreamSourceOptions) {
     this.cameraId = opts.cameraId;
     this.#opts = opts;
-    ({ url: this.#url, now: this.#now, backoff: this.#backoff, clock: this.#clock, stats: this.#stats, dispatcher: this.#dispatcher, ownsDispatcher: this.#ownsDispatcher } =
-      setUpHttpSource(opts));
+    this.#http = setUpHttpSource(opts);
   }
 
   stats(): SourceStats {
-    return this.#stats.snapshot();
+    return this.#http.stats.snapshot();
   }
 
   frames(signal?: AbortSignal): AsyncIterableIterator<JpegFrame> {
@@ -83,13 +73,13 @@ export class MjpegStreamSource implements FrameSource {
     let latest: Latest | undefined;
     let wake: (() => void) | undefined;
     const deliver = (frame: Latest): void => {
-      if (latest) this.#stats.s.dropped++;
+      if (latest) this.#http.stats.s.dropped++;
       latest = frame;
       wake?.();
     };
     const onAbort = (): void => wake?.();
     ctrl.signal.addEventListener('abort', onAbort);
-    this.#clock.start();
+    this.#http.clock.start();
     const reader = this.#readLoop(ctrl.signal, deliver);
     this.#readers.add(reader);
     try {
@@ -101,14 +91,14 @@ export class MjpegStreamSource implements FrameSource {
         }
         const { jpeg, capturedAt } = latest;
         latest = undefined;
-        this.#stats.s.frames++;
+        this.#http.stats.s.frames++;
         yield { cameraId: this.cameraId, seq: ++this.#seq, capturedAt, jpeg };
       }
     } finally {
       ctrl.abort();
       ctrl.signal.removeEventListener('abort', onAbort);
       unlink();
-      this.#clock.stop();
+      this.#http.clock.stop();
       await reader;
       this.#readers.delete(reader);
     }
@@ -118,26 +108,26 @@ export class MjpegStreamSource implements FrameSource {
   async #readLoop(signal: AbortSignal, deliver: (frame: Latest) => void): Promise<void> {
     let retryAt = -Infinity;
     while (!signal.aborted) {
-      const wait = retryAt - this.#now();
+      const wait = retryAt - this.#http.now();
       if (wait > 0 && !(await abortableSleep(wait, signal))) return;
       let failure: SourceError;
       try {
         failure = await this.#readStream(signal, deliver);
       } catch (err) {
         if (signal.aborted) return;
-        failure = classifyRequestError(err, { cameraId: this.cameraId, url: this.#url.display, timeoutMs: this.#opts.timeoutMs, timedOut: false });
+        failure = classifyRequestError(err, { cameraId: this.cameraId, url: this.#http.url.display, timeoutMs: this.#opts.timeoutMs, timedOut: false });
       }
       if (signal.aborted) return;
-      const delay = this.#backoff.next();
-      retryAt = this.#now() + delay;
-      this.#stats.failure(failure, delay);
+      const delay = this.#http.backoff.next();
+      retryAt = this.#http.now() + delay;
+      this.#http.stats.failure(failure, delay);
     }
   }
 
   /** One connection. Resolves with the error that ended it (end of stream), or throws what undici threw. */
   async #readStream(signal: AbortSignal, deliver: (frame: Latest) => void): Promise<SourceError> {
     const { cameraId, timeoutMs, maxBodyBytes } = this.#opts;
-    const url = this.#url.display;
+    const url = this.#http.url.display;
     const ctrl = new AbortController();
     const unlink = linkSignals(ctrl, [signal]);
     let timedOut = false;
@@ -146,12 +136,12 @@ export class MjpegStreamSource implements FrameSource {
       timedOut = true;
       ctrl.abort(new Error(`no response headers within timeoutMs=${timeoutMs}`));
     }, timeoutMs);
-    this.#stats.s.requests++;
+    this.#http.stats.s.requests++;
     try {
-      const res = await request(this.#url.href, {
+      const res = await request(this.#http.url.href, {
         method: 'GET',
-        headers: { ...this.#url.headers, accept: 'multipart/x-mixed-replace, */*;q=0.1' },
-        dispatcher: this.#dispatcher,
+        headers: { ...this.#http.url.headers, accept: 'multipart/x-mixed-replace, */*;q=0.1' },
+        dispatcher: this.#http.dispatcher,
         signal: ctrl.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -188,14 +178,14 @@ export class MjpegStreamSource implements FrameSource {
       const noProgressLimit = 2 * maxBodyBytes + 64 * 1024;
       let sinceProgress = 0;
       for await (const chunk of body as AsyncIterable<Buffer>) {
-        this.#stats.s.bytes += chunk.length;
+        this.#http.stats.s.bytes += chunk.length;
         sinceProgress += chunk.length;
         const parts = parser.push(chunk);
         if (parser.stats.oversized > oversizedSeen) {
           oversizedSeen = parser.stats.oversized;
           sinceProgress = 0;
           // One oversized part is the camera's problem, not a dead stream: report it, keep the connection.
-          this.#stats.warning(tooLargeError(cameraId, url, parser.stats.lastOversizedBytes ?? 0, maxBodyBytes, 'part'));
+          this.#http.stats.warning(tooLargeError(cameraId, url, parser.stats.lastOversizedBytes ?? 0, maxBodyBytes, 'part'));
         }
         if (parts.length === 0) {
           if (sinceProgress > noProgressLimit) {
@@ -209,15 +199,15 @@ export class MjpegStreamSource implements FrameSource {
           continue;
         }
         sinceProgress = 0;
-        const completedAt = this.#now();
+        const completedAt = this.#http.now();
         if (!healthy) {
           // Only a delivered frame proves the stream works (a server that accepts and hangs up must back off).
           healthy = true;
-          this.#backoff.reset();
-          this.#stats.success();
+          this.#http.backoff.reset();
+          this.#http.stats.success();
         }
         // Within one chunk only the last part can matter to a latest-wins consumer.
-        this.#stats.s.dropped += parts.length - 1;
+        this.#http.stats.s.dropped += parts.length - 1;
         const i = parts.length - 1;
         const stamped = parser.partTimes[i];
         // A camera that stamps its capture instant is more precise than our clock on arrival.
@@ -242,7 +232,7 @@ export class MjpegStreamSource implements FrameSource {
   }
 
   #doClose(): Promise<void> {
-    return closeHttpSource({ abort: this.#closeController, clock: this.#clock, pending: this.#readers, dispatcher: this.#dispatcher, ownsDispatcher: this.#ownsDispatcher });
+    return closeHttpSource({ ...this.#http, abort: this.#closeController, pending: this.#readers });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
