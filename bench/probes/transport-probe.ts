@@ -29,7 +29,8 @@ export type Mechanism =
   | 'zeromq-ipc'
   | 'zeromq-tcp'
   | 'shared'
-  | 'shared-copy';
+  | 'shared-copy'
+  | 'thread-wake';
 
 export interface ProbeArgs {
   readonly mechanism: Mechanism;
@@ -407,6 +408,52 @@ interface AtomicsWaitAsync {
   waitAsync(ta: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }
 
+// The bare wake of a sleeping thread, in a worker that shares nothing with the channel's code.
+const WAKE_WORKER = `
+const { workerData } = require('node:worker_threads');
+const w = new Int32Array(workerData.words);
+const t0 = new BigInt64Array(workerData.t0);
+for (let go = 0; ; ) {
+  while (Atomics.load(w, 0) === go) Atomics.wait(w, 0, go);
+  go = Atomics.load(w, 0);
+  if (go < 0) break;
+  t0[0] = process.hrtime.bigint();
+  Atomics.add(w, 1, 1);
+  Atomics.notify(w, 1);
+}`;
+
+/**
+ * Floor of the shared channel: waking the analyzer's sleeping event loop from another thread
+ * (Atomics.notify → Atomics.waitAsync), with no ring, slot or frame. On a VM this is mostly the time to
+ * wake a halted virtual CPU, so it depends on how idle the machine is.
+ */
+async function threadWakeLink(): Promise<Link> {
+  const words = new SharedArrayBuffer(8);
+  const t0Buf = new SharedArrayBuffer(8);
+  const w = new Int32Array(words);
+  const t0 = new BigInt64Array(t0Buf);
+  const worker = new Worker(WAKE_WORKER, { eval: true, workerData: { words, t0: t0Buf } });
+  await new Promise((r) => worker.once('online', r));
+  const link = floorLink(async () => {
+    const done = Atomics.load(w, 1);
+    Atomics.add(w, 0, 1);
+    Atomics.notify(w, 0);
+    while (Atomics.load(w, 1) === done) {
+      const r = (Atomics as unknown as AtomicsWaitAsync).waitAsync(w, 1, done);
+      if (r.async) await r.value;
+    }
+    return hrNow() - t0[0]!;
+  });
+  return {
+    ...link,
+    close: async () => {
+      Atomics.store(w, 0, -1);
+      Atomics.notify(w, 0);
+      await worker.terminate();
+    },
+  };
+}
+
 /** Floor: the channel's in-process delivery (InFlightQueue.complete → next()), no copy. */
 function inProcessLink(): Link {
   const frame = syntheticFrame();
@@ -475,6 +522,8 @@ async function open(args: ProbeArgs): Promise<Link> {
       return zeromqLink('tcp', args.mode);
     case 'shared':
       return sharedLink(false, args.window);
+    case 'thread-wake':
+      return threadWakeLink();
     case 'shared-copy':
       return sharedLink(true, args.window);
   }
