@@ -5,6 +5,7 @@ import { DecodeError, TrafficCounterError } from '../errors.js';
 import type { DecodeLimits } from '../channel/messages.js';
 import { inspectJpeg, type JpegInfo } from './jpeg-header.js';
 import { boxAverageRgba, type DecodeScale } from './decode-scale.js';
+import { decodeScaledJpeg } from './scaled-jpeg-decoder.js';
 
 export interface DecodedImage {
   readonly width: number;
@@ -51,9 +52,22 @@ export function checkLimits(bytes: Uint8Array, limits: DecodeLimits, what: strin
   return { width, height };
 }
 
-/** jpeg-js has no DCT scaling: it decodes the full frame and box-averages it down (still one small hand-off). */
+/**
+ * The portable decoder. At decodeScale > 1, baseline JPEGs (what cameras send) go to the scaled decoder,
+ * which computes each output pixel's box average in the DCT domain; anything it does not handle, or rejects,
+ * goes to jpeg-js, which decodes the full frame, and is box-averaged down. So a frame is never refused
+ * that jpeg-js alone would decode.
+ */
 export const decodeWithJpegJs: JpegDecoder = (bytes, limits, { what = 'JPEG', scale = 1 } = {}) => {
   checkLimits(bytes, limits, what);
+  if (scale > 1) {
+    try {
+      const scaled = decodeScaledJpeg(bytes, scale as Exclude<DecodeScale, 1>, what);
+      if (scaled) return scaled;
+    } catch {
+      // jpeg-js gets the last word on a frame the scaled decoder calls corrupt.
+    }
+  }
   let img: DecodedImage;
   try {
     const decoded = jpeg.decode(bytes, {

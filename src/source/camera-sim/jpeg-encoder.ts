@@ -152,8 +152,11 @@ export class JpegEncoder {
   private readonly cr = new Float64Array(64);
   private readonly coef = new Int32Array(64);
 
-  /** Returns a new Buffer with the JPEG of an RGBA image at quality 1..100. */
-  encode(rgba: Uint8Array, width: number, height: number, quality: number): Buffer {
+  /**
+   * Returns a new Buffer with the JPEG of an RGBA image at quality 1..100. `restartInterval` > 0 puts a
+   * restart marker after every that many 16x16 blocks, as many IP cameras do (so decoders meet them).
+   */
+  encode(rgba: Uint8Array, width: number, height: number, quality: number, restartInterval = 0): Buffer {
     const q = Math.min(100, Math.max(1, Math.round(quality)));
     let t = this.tables.get(q);
     if (!t) {
@@ -164,13 +167,20 @@ export class JpegEncoder {
     this.bitBuf = 0;
     this.bitCount = 0;
     this.ensure(2048);
-    this.headers(width, height, t);
+    this.headers(width, height, t, restartInterval);
     let dcY = 0, dcCb = 0, dcCr = 0;
+    let mcu = 0;
     const Y = this.yBlocks, cb = this.cb, cr = this.cr;
     const maxX = width - 1, maxY = height - 1;
     for (let my = 0; my < height; my += 16) {
       this.ensure(width * 16 * 2 + 4096);
-      for (let mx = 0; mx < width; mx += 16) {
+      for (let mx = 0; mx < width; mx += 16, mcu++) {
+        if (restartInterval > 0 && mcu > 0 && mcu % restartInterval === 0) {
+          this.padToByte();
+          this.byte(0xff);
+          this.byte(0xd0 + ((mcu / restartInterval - 1) & 7)); // RST0..RST7 in turn
+          dcY = dcCb = dcCr = 0;
+        }
         cb.fill(0);
         cr.fill(0);
         for (let yy = 0; yy < 16; yy++) {
@@ -198,7 +208,7 @@ export class JpegEncoder {
         dcCr = this.block(cr, t.chromaMul, dcCr, DC_CHROMA, AC_CHROMA);
       }
     }
-    if (this.bitCount > 0) this.bits((1 << (8 - this.bitCount)) - 1, 8 - this.bitCount); // pad with ones
+    this.padToByte();
     this.byte(0xff);
     this.byte(0xd9);
     return Buffer.from(this.out.subarray(0, this.pos));
@@ -251,6 +261,10 @@ export class JpegEncoder {
     this.bitBuf &= (1 << this.bitCount) - 1;
   }
 
+  private padToByte(): void {
+    if (this.bitCount > 0) this.bits((1 << (8 - this.bitCount)) - 1, 8 - this.bitCount); // pad with ones
+  }
+
   private byte(b: number): void {
     this.out[this.pos++] = b;
   }
@@ -267,7 +281,7 @@ export class JpegEncoder {
     this.out = bigger;
   }
 
-  private headers(width: number, height: number, t: QuantTables): void {
+  private headers(width: number, height: number, t: QuantTables, restartInterval: number): void {
     this.word(0xffd8); // SOI
     this.word(0xffe0); // APP0 JFIF 1.1, no density unit
     this.word(16);
@@ -294,6 +308,11 @@ export class JpegEncoder {
       this.byte(cls);
       for (const b of bits) this.byte(b);
       for (const v of values) this.byte(v);
+    }
+    if (restartInterval > 0) {
+      this.word(0xffdd); // DRI
+      this.word(4);
+      this.word(restartInterval);
     }
     this.word(0xffda); // SOS
     this.word(12);
