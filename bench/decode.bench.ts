@@ -55,6 +55,8 @@ export async function decode(ctx: BenchContext, report: Reporter): Promise<void>
     method:
       'one fresh process per decoder and scale, decoding the simulator clip\'s JPEGs one after another on one thread after warm-up ' +
       '(sharp with concurrency 1 and its cache off, as the decoders run it). Includes the header and size checks both decoders do. ' +
-      'decodeScale=4: sharp shrinks on load (libjpeg DCT scaling to 1/2, then a cubic 2x reduce); jpeg-js decodes the full frame and box-averages it.',
+      'decodeScale=4: sharp shrinks on load (libjpeg DCT scaling to 1/2, then a cubic 2x reduce); decoder=jpeg-js is the portable path, which ' +
+      'decodes baseline JPEGs straight to the box average at 1/4 in the DCT domain (scaled-jpeg-decoder.ts), with no full-size IDCT or pixels; ' +
+      'jpeg-js itself decodes only what that path leaves (progressive JPEGs) and at decodeScale=1.',
   });
 }

@@ -102,7 +102,7 @@ export async function endToEnd(ctx: BenchContext, report: Reporter): Promise<voi
       `one fresh process per case (the analyzer's thread) with ${decoderCount} decoder process(es)/thread(s) (cores - 1) and maxInFlight 4; the clip's JPEGs (in memory, ` +
       'cycled) are submitted as fast as the channel takes them, keeping the window one below maxInFlight so nothing is dropped; every ' +
       'frame goes through CameraAnalyzer.process() and the CountStore like in the daemon. decodeScale=4: the decoders hand over 320x180 ' +
-      'frames (sharp shrink-on-load, jpeg-js box average) and the analyzer reads them 1:1 (its downscale is 4). CPU is the analyzer process (all threads) plus the ' +
+      'frames (sharp shrink-on-load; the portable decoder=jpeg-js path decodes these baseline JPEGs straight to 1/4 in the DCT domain) and the analyzer reads them 1:1 (its downscale is 4). CPU is the analyzer process (all threads) plus the ' +
       'decoder processes (/proc), per frame; frames/s per core = 1000 / CPU ms per frame. Event-loop delay: perf_hooks.monitorEventLoopDelay ' +
       '(1 ms resolution) on the analyzer thread during the measured frames. Warm-up frames (and the analyzer\'s background bootstrap) are not measured.',
   });
