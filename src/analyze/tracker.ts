@@ -18,8 +18,12 @@ export interface Track {
   /** Image speed over the last link, full px per second. */
   speed: number;
   det: Detection;
+  /** Where the track began, for the overall-motion check of a crossing (moved on at a reversal, see update). */
   firstX: number;
   firstY: number;
+  /** The sighting that got farthest from (firstX, firstY) so far. */
+  farX: number;
+  farY: number;
   lastT: number;
   hits: number;
   missed: number;
@@ -57,6 +61,8 @@ const MAX_APPEARANCE = 4;
 const MAX_SIZE_RATIO = Math.log(3);
 // A link is unambiguous when the runner-up costs at least 1/UNAMBIGUOUS times more.
 const UNAMBIGUOUS = 0.6;
+// A track this many of its sizes back from its farthest point has turned back (see update).
+const REVERSAL = 2;
 // Cost of arriving at a standstill instead of at the predicted place: braking happens, but at 1 fps the
 // follower standing where the leader was is the commoner explanation, so it must cost more than a match.
 const SPEED_CHANGE_COST = 0.8;
@@ -236,7 +242,7 @@ export class Tracker {
       const D = dets[di]!;
       const T: Track = {
         id: this.nextId++, x: D.x, y: D.y, vx: 0, vy: 0, hasVel: false, speed: 0, det: D,
-        firstX: D.x, firstY: D.y, lastT: tMs, hits: 1, missed: 0, lines: this.lines.newState(),
+        firstX: D.x, firstY: D.y, farX: D.x, farY: D.y, lastT: tMs, hits: 1, missed: 0, lines: this.lines.newState(),
       };
       this.created++;
       this.tracks.push(T);
@@ -267,6 +273,22 @@ export class Tracker {
     const travelled = Math.hypot(D.x - T.firstX, D.y - T.firstY) > D.size;
     if ((confirmed || learn) && moving && travelled && D.whole) this.persp.add(D.y, D.size, D.bw, D.bh);
     T.speed = Math.hypot(D.x - T.x, D.y - T.y) / dt;
+    // Vehicles do not turn back on the road: a track now REVERSAL sizes back from the farthest it got from its
+    // start (measured along start → farthest point) follows another vehicle (a switch where small, far
+    // vehicles of both directions meet). From the turn on it is judged as that vehicle: its start moves to
+    // the turning point, else the old start, beyond a line the new vehicle crosses, vetoes that crossing.
+    // Lines already counted stay counted.
+    const dFar = Math.hypot(T.farX - T.firstX, T.farY - T.firstY);
+    const pNow = dFar > 0 ? ((D.x - T.firstX) * (T.farX - T.firstX) + (D.y - T.firstY) * (T.farY - T.firstY)) / dFar : 0;
+    if (pNow >= dFar) {
+      T.farX = D.x;
+      T.farY = D.y;
+    } else if (dFar - pNow > REVERSAL * D.size) {
+      T.firstX = T.farX;
+      T.firstY = T.farY;
+      T.farX = D.x;
+      T.farY = D.y;
+    }
     T.x = D.x;
     T.y = D.y;
     T.det = D;
