@@ -73,12 +73,17 @@ test('image data cut short is refused as corrupt, by the scaled path and by the 
   expect(() => decodeWithJpegJs(cut, LIMITS, { scale: 4 })).toThrow(DecodeError);
 });
 
-test('a missing restart marker is refused as corrupt', () => {
-  const b = new Uint8Array(new JpegEncoder().encode(pattern(), W, H, 85, 3));
+test('a missing or out-of-sequence restart marker is refused as corrupt (data was lost between them)', () => {
+  const good = new Uint8Array(new JpegEncoder().encode(pattern(), W, H, 85, 3));
   let rst = -1;
-  for (let i = b.length - 3; i > 2 && rst < 0; i--) if (b[i] === 0xff && b[i + 1]! >= 0xd0 && b[i + 1]! <= 0xd7) rst = i;
-  b[rst + 1] = 0x00; // the marker becomes a stuffed 0xff data byte
-  expect(() => decodeScaledJpeg(b, 4)).toThrow(DecodeError);
+  for (let i = good.length - 3; i > 2 && rst < 0; i--) if (good[i] === 0xff && good[i + 1]! >= 0xd0 && good[i + 1]! <= 0xd7) rst = i;
+  expect(decodeScaledJpeg(good, 4)).not.toBeNull();
+  const missing = good.slice();
+  missing[rst + 1] = 0x00; // the marker becomes a stuffed 0xff data byte
+  expect(() => decodeScaledJpeg(missing, 4)).toThrow(/restart marker \d missing/);
+  const shifted = good.slice();
+  shifted[rst + 1] = 0xd0 + ((shifted[rst + 1]! - 0xd0 + 1) & 7); // RSTn where RST(n-1) was due
+  expect(() => decodeScaledJpeg(shifted, 4)).toThrow(/restart marker \d missing/);
 });
 
 test('hostile bytes in the tables or the image data end in a decoded image or a DecodeError, never another exception', () => {

@@ -151,8 +151,8 @@ class BitReader {
     return v < 1 << (s - 1) ? v - (1 << s) + 1 : v;
   }
 
-  /** At a restart: drop the partial byte, step over the RSTn marker, clear the padding. */
-  restart(what: string): void {
+  /** At the k-th restart (from 0): drop the partial byte, step over RST(k mod 8), clear the padding. */
+  restart(k: number, what: string): void {
     const d = this.data;
     // Bytes read ahead into acc are whole bytes; give back those that were data (never stuffed 0xff here:
     // an encoder pads the last byte with 1-bits, and a stuffed ff would have been followed by 00).
@@ -160,7 +160,8 @@ class BitReader {
     while (back-- > 0) this.pos -= d[this.pos - 1] === 0x00 && d[this.pos - 2] === 0xff ? 2 : 1;
     while (this.pos + 1 < d.length && d[this.pos] === 0xff && d[this.pos + 1] === 0xff) this.pos++;
     const m = d[this.pos + 1];
-    if (d[this.pos] !== 0xff || m === undefined || m < 0xd0 || m > 0xd7) throw corrupt(what, `restart marker missing at byte ${this.pos}`);
+    // A marker out of sequence means lost or damaged data: better refused than decoded shifted.
+    if (d[this.pos] !== 0xff || m !== 0xd0 + (k & 7)) throw corrupt(what, `restart marker ${k & 7} missing at byte ${this.pos}`);
     this.pos += 2;
     this.acc = 0;
     this.bits = 0;
@@ -306,7 +307,7 @@ function decodeScan(
   const total = mcusX * mcusY;
   for (let m = 0; m < total; m++) {
     if (restartInterval > 0 && m > 0 && m % restartInterval === 0) {
-      br.restart(what);
+      br.restart(m / restartInterval - 1, what);
       for (const c of scan) c.pred = 0;
     }
     const mx = m % mcusX;
