@@ -45,4 +45,21 @@ describe('InFlightQueue', () => {
     expect(q.stats('test', 0)).toMatchObject({ submitted: 1_000, dropped: 999, decodeErrors: 1, inFlight: 0 });
     expect(ids.every((id) => q.get(id) === undefined)).toBe(true);
   });
+
+  test('a consumer working through a backlog of ready frames lets the event loop run between frames', async () => {
+    const q = new InFlightQueue(8);
+    for (let s = 0; s < 5; s++) {
+      const e = q.push(frame(s), LIMITS);
+      q.complete(e.id, { kind: 'error', failure: { type: 'decode-error', cameraId: 'cam', seq: s, capturedAt: s, code: 'TC_ERR_DECODE_CORRUPT', message: 'x' } });
+    }
+    q.close();
+    // Something else the thread must do (an HTTP request, a camera download, a timer), queued as the loop starts.
+    let consumedWhenOtherWorkRan = -1;
+    let consumed = 0;
+    setImmediate(() => (consumedWhenOtherWorkRan = consumed));
+    for (let out = await q.next(); out !== null; out = await q.next()) consumed++;
+    expect(consumed).toBe(5);
+    expect(consumedWhenOtherWorkRan).toBeGreaterThanOrEqual(0);
+    expect(consumedWhenOtherWorkRan).toBeLessThan(2); // it ran before the backlog was done, not after
+  });
 });

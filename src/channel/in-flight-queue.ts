@@ -130,11 +130,18 @@ export class InFlightQueue {
     }
   }
 
-  /** Next output in submission order; null once closed and empty. */
+  /**
+   * Next output in submission order; null once closed and empty. An output that is already waiting is handed
+   * over on the next turn of the event loop, not at once: a consumer looping on `await next()` through a
+   * backlog would otherwise analyse it all in one macrotask, with timers, the HTTP API and the camera
+   * downloads held up behind it (the 2018 complaint). One turn costs microseconds; a frame, milliseconds.
+   */
   next(): Promise<ChannelOutput | null> {
     return new Promise((resolve) => {
-      this.#waiters.push(resolve);
+      let ready = true;
+      this.#waiters.push((out) => (ready ? setImmediate(resolve, out) : resolve(out)));
       this.#deliver();
+      ready = false;
     });
   }
 
