@@ -153,14 +153,18 @@ export class Daemon implements AsyncDisposable {
       }
       const f = out.frame;
       try {
-        const events = p.analyzer.process({ width: f.width, height: f.height, scale: f.scale, data: f.data, timeMs: f.capturedAt });
+        // In steps, with the event loop let through between them: the frame that ends a camera's start-up is
+        // ~0.5 s of work, which would otherwise hold up the HTTP API, the other cameras and their downloads.
+        for (const events of p.analyzer.steps({ width: f.width, height: f.height, scale: f.scale, data: f.data, timeMs: f.capturedAt })) {
+          if (events.length > 0) {
+            this.#store.addEvents(events);
+            for (const ev of events) this.#opts.onEvent?.(ev, this.#lineTotals(p, ev.lineId));
+          }
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
         p.stats.framesAnalysed++;
         p.stats.lastFrameAt = f.capturedAt;
         this.#store.addFrameTicks(cameraId, f.capturedAt, { received: 1 });
-        if (events.length > 0) {
-          this.#store.addEvents(events);
-          for (const ev of events) this.#opts.onEvent?.(ev, this.#lineTotals(p, ev.lineId));
-        }
       } catch (err) {
         p.stats.analyzerErrors++;
         p.stats.lastError = (err as Error).message;

@@ -76,14 +76,17 @@ export class BackgroundModel {
     this.bg = allocPlanes(n);
   }
 
-  /** Per-pixel median of the start-up frames: vehicles covering a pixel less than half the time vanish. */
-  initFromMedian(frames: readonly Planes[], mask: Uint8Array): void {
+  /**
+   * Per-pixel median of the start-up frames: vehicles covering a pixel less than half the time vanish. Pixels
+   * [from, to) only, so that the work can be done in slices.
+   */
+  initFromMedian(frames: readonly Planes[], mask: Uint8Array, from = 0, to = this.n): void {
     const k = frames.length;
     const tmp = new Float32Array(k);
     const half = k >> 1;
     for (const ch of ['r', 'g', 'b'] as const) {
       const out = this.bg[ch];
-      for (let i = 0; i < this.n; i++) {
+      for (let i = from; i < to; i++) {
         if (!mask[i]) continue;
         for (let f = 0; f < k; f++) tmp[f] = frames[f]![ch][i]!;
         const upper = select(tmp, k, half);

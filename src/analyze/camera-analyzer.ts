@@ -21,6 +21,9 @@ import { Tracker, type TrackCrossing } from './tracker.js';
 const FIRST_DT_SEC = 0.2;
 // Flow prior cell, working px: about a near lane's width, so opposite directions stay apart.
 const FLOW_CELL = 12;
+// The start-up median runs in slices of about this many pixel-frames (a few ms each), each a step of its own
+// (see steps()).
+const MEDIAN_STEP_SAMPLES = 30_000;
 
 export class CameraAnalyzer {
   readonly options: AnalyzerOptions;
@@ -86,7 +89,32 @@ export class CameraAnalyzer {
 
   /** Analyses one frame; returns the crossings it completed (during start-up, those of the buffered frames). */
   process(frame: AnalyzerFrame): CrossingEvent[] {
-    const started = performance.now();
+    const events: CrossingEvent[] = [];
+    for (const batch of this.steps(frame)) events.push(...batch);
+    return events;
+  }
+
+  /**
+   * process() in steps, for a caller that shares its thread (the daemon): each step is a few milliseconds of
+   * work and yields the crossings it completed. An ordinary frame is one step; the frame that ends the
+   * start-up is dozens (the background median in slices, then each buffered frame of the learning and
+   * counting passes), so a caller that lets its event loop run between steps is never held for the ~0.5 s
+   * the whole start-up takes. The frame's pixels are read before the first step returns.
+   */
+  *steps(frame: AnalyzerFrame): Generator<CrossingEvent[], void, undefined> {
+    let t0 = performance.now();
+    const inner = this.stepsUntimed(frame);
+    for (;;) {
+      const r = inner.next();
+      this.totalMs += performance.now() - t0; // CPU time only: not the caller's time between steps
+      if (r.done) break;
+      yield r.value;
+      t0 = performance.now();
+    }
+    this.frames++;
+  }
+
+  private *stepsUntimed(frame: AnalyzerFrame): Generator<CrossingEvent[], void, undefined> {
     const scale = frame.scale ?? 1;
     // Re-checked whenever size or scale changes (e.g. a camera that switched resolution, or decoders restarted
     // with another decodeScale): the sampling below relies on both.
@@ -98,7 +126,6 @@ export class CameraAnalyzer {
       }
       this.checkedSize = key;
     }
-    let events: CrossingEvent[] = [];
     if (!this.initialised) {
       const planes = allocPlanes(this.n);
       sampleRoi(frame.data, frame.width, scale, this.geom, planes.r, planes.g, planes.b);
@@ -107,15 +134,12 @@ export class CameraAnalyzer {
       const o = this.options;
       const span = (frame.timeMs - this.bootstrap[0]!.timeMs) / 1000;
       if (this.bootstrap.length >= o.bootstrapMaxFrames || (this.bootstrap.length >= o.bootstrapMinFrames && span >= o.bootstrapSec)) {
-        events = this.finishBootstrap();
+        yield* this.finishBootstrap();
       }
     } else {
       sampleRoi(frame.data, frame.width, scale, this.geom, this.cur.r, this.cur.g, this.cur.b);
-      events = this.analyse(this.cur, frame.timeMs);
+      yield this.analyse(this.cur, frame.timeMs);
     }
-    this.frames++;
-    this.totalMs += performance.now() - started;
-    return events;
   }
 
   /** True while the start-up frames are being buffered (the background is not yet learnt). */
@@ -125,7 +149,7 @@ export class CameraAnalyzer {
 
   /** Ends start-up early (e.g. at the end of a short replay) so buffered frames are analysed. */
   flush(): CrossingEvent[] {
-    return this.initialised || this.bootstrap.length === 0 ? [] : this.finishBootstrap();
+    return this.initialised || this.bootstrap.length === 0 ? [] : [...this.finishBootstrap()].flat();
   }
 
   counts(): { lineId: string; in: number; out: number }[] {
@@ -150,21 +174,28 @@ export class CameraAnalyzer {
     this.persp.reset();
   }
 
-  private finishBootstrap(): CrossingEvent[] {
+  /** The start-up, one step per slice of the median and per buffered frame of each pass (see steps()). */
+  private *finishBootstrap(): Generator<CrossingEvent[], void, undefined> {
     const frames = this.bootstrap;
     this.bootstrap = [];
-    this.bgModel.initFromMedian(frames.map((f) => f.planes), this.geom.mask);
+    const planes = frames.map((f) => f.planes);
+    const slice = Math.max(256, Math.ceil(MEDIAN_STEP_SAMPLES / frames.length));
+    for (let from = 0; from < this.n; from += slice) {
+      this.bgModel.initFromMedian(planes, this.geom.mask, from, Math.min(this.n, from + slice));
+      yield [];
+    }
     this.initialised = true;
     // Two learning passes over the start-up frames, so the counting pass (and a 1-fps camera) starts
     // knowing the perspective (from blobs that moved) and then the usual motion in ground coordinates.
-    for (const f of frames) this.tracker.step(this.detect(f.planes, f.timeMs), f.timeMs, 0, true);
-    this.tracker.reset();
-    this.flow.reset();
-    for (const f of frames) this.tracker.step(this.detect(f.planes, f.timeMs), f.timeMs, 0, true);
-    this.tracker.reset();
-    const events: CrossingEvent[] = [];
-    for (const f of frames) events.push(...this.analyse(f.planes, f.timeMs));
-    return events;
+    for (const pass of [1, 2]) {
+      for (const f of frames) {
+        this.tracker.step(this.detect(f.planes, f.timeMs), f.timeMs, 0, true);
+        yield [];
+      }
+      this.tracker.reset();
+      if (pass === 1) this.flow.reset();
+    }
+    for (const f of frames) yield this.analyse(f.planes, f.timeMs);
   }
 
   private analyse(cur: Planes, tMs: number): CrossingEvent[] {
