@@ -7,6 +7,7 @@ import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from './defaults.js';
 import type { CameraConfig, Config, LineConfig, Point } from './config-types.js';
 import { ANALYZER_DEFAULTS } from '../analyze/analyzer-options.js';
 import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
+import { ID_RE } from './ids.js';
 
 export interface ValidateOptions {
   /** Cameras must have a `url` (the daemon); replay and eval do not need one. */
@@ -59,8 +60,6 @@ function point(v: unknown, path: string): Point {
   }
   return Object.freeze([v[0] as number, v[1] as number]) as Point;
 }
-
-const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 function id(v: unknown, path: string): string {
   if (typeof v !== 'string' || !ID_RE.test(v)) {

@@ -9,7 +9,8 @@ import { VEHICLE_CLASSES, type CrossingEvent, type VehicleClass } from '../analy
 import { StoreError, TrafficCounterError } from '../errors.js';
 import { selectCountRows } from './count-reader.js';
 import { migrate } from './migrations.js';
-import { CLASS_COLUMNS, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
+import { BUCKETS, BUCKET_MS, CLASS_COLUMNS, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
+import { ID_RE } from '../config/ids.js';
 
 export const STORE_DEFAULTS = {
   flushIntervalMs: 1_000, // automatic flush period (timer is unref'd)
@@ -67,9 +68,6 @@ const CLASS_OFFSET = Object.fromEntries(VEHICLE_CLASSES.map((c, k) => [c, 2 + 2 
 const FRAME_COLS = ['frames_expected', 'frames_received', 'decode_errors', 'dropped', 'source_errors'] as const;
 const FRAME_DELTA_KEYS = ['expected', 'received', 'decodeErrors', 'dropped', 'sourceErrors'] as const;
 
-const BUCKET_MS: Readonly<Record<Bucket, number>> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
-const BUCKET_LIST: readonly Bucket[] = ['minute', 'hour', 'day'];
-const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 interface CountAgg {
   cameraId: string;
@@ -106,7 +104,7 @@ function prepareStatements(db: Db): Statements {
   const upsertCounts = {} as Record<Bucket, Statement>;
   const upsertFrames = {} as Record<Bucket, Statement>;
   const zeroRows = {} as Record<Bucket, Statement>;
-  for (const b of BUCKET_LIST) {
+  for (const b of BUCKETS) {
     upsertCounts[b] = db.prepare(
       `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, ${COUNT_COLS.join(', ')})
        VALUES (?, ?, ?, ${COUNT_COLS.map(() => '?').join(', ')})
@@ -340,7 +338,7 @@ export class CountStore implements AsyncDisposable {
               finiteOrNull(e.framesSeen),
             );
           }
-          for (const bucket of BUCKET_LIST) {
+          for (const bucket of BUCKETS) {
             const step = BUCKET_MS[bucket];
             // Fold minutes into hours/days in memory: one upsert per row instead of one per minute.
             const c = new Map<string, CountAgg>();

@@ -4,6 +4,7 @@
 import { QueryError } from '../errors.js';
 import { VEHICLE_CLASSES, type Direction, type VehicleClass } from '../analyze/analyzer-types.js';
 import { CountReader } from './count-reader.js';
+import { ID_RE } from '../config/ids.js';
 
 export type Bucket = 'minute' | 'hour' | 'day';
 export type CountFormat = 'table' | 'csv' | 'json';
@@ -57,8 +58,6 @@ export interface QueryOptions {
   readonly maxRows?: number;
 }
 
-// Same rule as camera and line ids in the configuration.
-const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const MAX_ECHO = 40;
 
 function echo(value: string): string {
