@@ -2,24 +2,23 @@
 
 /** out = dilate(src) with radius r; `tmp` is scratch of the same size. */
 export function dilate(src: Uint8Array, w: number, h: number, r: number, out: Uint8Array, tmp: Uint8Array): void {
-  if (r === 1) {
-    rows3(src, w, h, tmp, true);
-    columns3(tmp, w, h, out, true);
-    return;
-  }
-  rows(src, w, h, r, tmp, true);
-  columns(tmp, w, h, r, out, true);
+  separable(src, w, h, r, out, tmp, true);
 }
 
 /** out = erode(src) with radius r; pixels outside the image count as set, so borders do not shrink blobs. */
 export function erode(src: Uint8Array, w: number, h: number, r: number, out: Uint8Array, tmp: Uint8Array): void {
+  separable(src, w, h, r, out, tmp, false);
+}
+
+/** A row pass into `tmp`, then a column pass into `out`; radius 1, the common case, has its own faster passes. */
+function separable(src: Uint8Array, w: number, h: number, r: number, out: Uint8Array, tmp: Uint8Array, isDilate: boolean): void {
   if (r === 1) {
-    rows3(src, w, h, tmp, false);
-    columns3(tmp, w, h, out, false);
-    return;
+    rows3(src, w, h, tmp, isDilate);
+    columns3(tmp, w, h, out, isDilate);
+  } else {
+    rows(src, w, h, r, tmp, isDilate);
+    columns(tmp, w, h, r, out, isDilate);
   }
-  rows(src, w, h, r, tmp, false);
-  columns(tmp, w, h, r, out, false);
 }
 
 /** Closing fills gaps narrower than 2r+1 (windscreens, dark bonnets) without growing blobs. */
