@@ -51,7 +51,6 @@ interface Component {
   /** Output pixels per block, across and down (8 component samples averaged into k cells). */
   kx: number;
   ky: number;
-  blocksPerLine: number;
   plane: Float32Array;
   planeWidth: number;
   /** weights[k·n + cell]: what coefficient k (zigzag order), dequantized, adds to each of the n = kx·ky cells. */
@@ -237,7 +236,7 @@ export function decodeScaledJpeg(bytes: Uint8Array, scale: Exclude<DecodeScale, 
         const h = d[p + 1]! >> 4;
         const v = d[p + 1]! & 15;
         if (h < 1 || h > 4 || v < 1 || v > 4) throw corrupt(what, 'bad sampling factors');
-        comps.push({ id: d[p]!, h, v, tq: d[p + 2]!, kx: 0, ky: 0, blocksPerLine: 0, plane: new Float32Array(0), planeWidth: 0, weights: new Float64Array(0), pred: 0 });
+        comps.push({ id: d[p]!, h, v, tq: d[p + 2]!, kx: 0, ky: 0, plane: new Float32Array(0), planeWidth: 0, weights: new Float64Array(0), pred: 0 });
       }
     } else if (marker >= 0xc2 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
       return null; // progressive, lossless or arithmetic-coded
@@ -296,8 +295,7 @@ function decodeScan(
     if (spanX % scale !== 0 || spanY % scale !== 0 || spanX / scale > 8 || spanY / scale > 8) return null;
     c.kx = spanX / scale;
     c.ky = spanY / scale;
-    c.blocksPerLine = mcusX * c.h;
-    c.planeWidth = c.blocksPerLine * c.kx;
+    c.planeWidth = mcusX * c.h * c.kx; // blocks per line × output pixels per block
     c.plane = new Float32Array(c.planeWidth * mcusY * c.v * c.ky);
     c.weights = cellWeights(qt[c.tq]!, c.kx, c.ky);
     c.pred = 0;
