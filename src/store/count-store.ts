@@ -68,7 +68,6 @@ const CLASS_OFFSET = Object.fromEntries(VEHICLE_CLASSES.map((c, k) => [c, 2 + 2 
 const FRAME_COLS = ['frames_expected', 'frames_received', 'decode_errors', 'dropped', 'source_errors'] as const;
 const FRAME_DELTA_KEYS = ['expected', 'received', 'decodeErrors', 'dropped', 'sourceErrors'] as const;
 
-
 interface CountAgg {
   cameraId: string;
   lineId: string;
