@@ -66,6 +66,8 @@ const REVERSAL = 2;
 // Cost of arriving at a standstill instead of at the predicted place: braking happens, but at 1 fps the
 // follower standing where the leader was is the commoner explanation, so it must cost more than a match.
 const SPEED_CHANGE_COST = 0.8;
+// Least fraction of its predicted step that a moving track missed in a frame went (see observeMissed).
+const MISSED_STEP = 0.5;
 // Established flow (sizes/s) against which a crossing is refused.
 const AGAINST_FLOW = 0.25;
 
@@ -223,6 +225,7 @@ export class Tracker {
       if (!trackUsed[ti]) {
         T.missed++;
         const gone = (tMs - T.lastT) / 1000;
+        if (T.missed === 1 && T.hasVel && !learnOnly) this.observeMissed(T, gone, tMs, crossings, dupWindowMs);
         if (gone > this.p.trackMaxMissedSec && T.missed >= 2) continue;
         // A track seen once, with no motion of its own nor a usual motion where it is, has nothing to predict
         // with: after a missed frame any link would be a guess across the whole speed gate (at 1 fps, the
@@ -317,6 +320,22 @@ export class Tracker {
     const { margin, accept } = this.lineRules(D, tMs);
     for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: D });
+    }
+  }
+
+  /**
+   * A moving track missed in this frame had not stopped where it was (it would have been seen there): it went
+   * at least MISSED_STEP of its predicted step. At 1 fps a vehicle last seen just past a line, inside the
+   * margin, is often next seen so far on (or not at all, leaving the ROI) that no link is made: it crossed.
+   */
+  private observeMissed(T: Track, gone: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
+    const G = this.ground;
+    const py = G.y(G.gy(T.y) + MISSED_STEP * T.vy * gone);
+    if (Number.isNaN(py)) return;
+    const px = G.x(G.gx(T.x, T.y) + MISSED_STEP * T.vx * gone, py);
+    const { margin, accept } = this.lineRules(T.det, tMs);
+    for (const c of this.lines.observe(T.lines, px, py, tMs, margin, T.det.size, T.firstX, T.firstY, dupWindowMs, accept)) {
+      out.push({ ...c, track: T, det: T.det });
     }
   }
 
