@@ -208,6 +208,7 @@ export class Tracker {
     const trackUsed = new Uint8Array(this.tracks.length);
     const detUsed = new Uint8Array(dets.length);
     const crossings: TrackCrossing[] = [];
+    const firstLinks: { T: Track; born: Detection; bornT: number }[] = [];
     for (const c of cands) {
       if (trackUsed[c.t] || detUsed[c.d]) continue;
       trackUsed[c.t] = 1;
@@ -215,13 +216,33 @@ export class Tracker {
       const T = this.tracks[c.t]!;
       const D = dets[c.d]!;
       const unambiguous = c.cost === best1T[c.t] && c.cost === best1D[c.d] && c.cost < UNAMBIGUOUS * best2T[c.t]! && c.cost < UNAMBIGUOUS * best2D[c.d]!;
+      if (!T.hasVel && T.hits === 1) firstLinks.push({ T, born: T.det, bornT: T.lastT });
       this.update(T, D, tMs, c.learn || unambiguous, c.along, c.lateral, crossings, dupWindowMs, learnOnly);
+    }
+
+    // A track that just got its first link may be the continuation of a track seen once, one interval
+    // earlier, that found no link (at 1 fps a vehicle's first step can be too long, or run against the
+    // usual motion where both directions' lanes meet): that sighting is taken over, and a line between the
+    // two counts.
+    const absorbed = new Set<Track>();
+    if (!learnOnly) {
+      for (const f of firstLinks) {
+        const U = this.earlierSighting(f.T, f.born, f.bornT, tMs, trackUsed, absorbed);
+        if (!U) continue;
+        absorbed.add(U);
+        const D = f.T.det;
+        const { margin, accept } = this.lineRules(D, tMs);
+        for (const c of this.lines.observeUnseen(f.T.lines, U.x, U.y, U.lastT, f.T.firstX, f.T.firstY, f.bornT, D.x, D.y, margin, D.size, dupWindowMs, accept)) {
+          crossings.push({ ...c, track: f.T, det: D });
+        }
+      }
     }
 
     // Age unmatched tracks; drop those gone too long or predicted out of the ROI.
     const kept: Track[] = [];
     for (let ti = 0; ti < this.tracks.length; ti++) {
       const T = this.tracks[ti]!;
+      if (absorbed.has(T)) continue;
       if (!trackUsed[ti]) {
         T.missed++;
         const gone = (tMs - T.lastT) / 1000;
@@ -337,6 +358,41 @@ export class Tracker {
     for (const c of this.lines.observe(T.lines, px, py, tMs, margin, T.det.size, T.firstX, T.firstY, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: T.det });
     }
+  }
+
+  /**
+   * The unlinked track seen once, one interval before T's first sighting `born`, that lies where T's first
+   * link, run back one interval, puts it (from standing still there to a growing vehicle's longer step, as
+   * for a prediction), with a size and look that fit; undefined if none.
+   */
+  private earlierSighting(T: Track, born: Detection, bornT: number, tMs: number, trackUsed: Uint8Array, taken: Set<Track>): Track | undefined {
+    const G = this.ground;
+    const interval = tMs - bornT;
+    const by = G.y(2 * G.gy(born.y) - G.gy(T.y));
+    if (Number.isNaN(by)) return undefined;
+    const bx = G.x(2 * G.gx(born.x, born.y) - G.gx(T.x, T.y), by);
+    const mx = bx - born.x, my = by - born.y;
+    const m2 = mx * mx + my * my;
+    if (m2 === 0) return undefined;
+    let best: Track | undefined, bestCost = Infinity;
+    for (let ui = 0; ui < this.tracks.length; ui++) {
+      const U = this.tracks[ui]!;
+      if (U === T || trackUsed[ui] || taken.has(U) || U.hasVel || U.hits !== 1) continue;
+      if (Math.abs(U.lastT - (bornT - interval)) > 0.5 * interval) continue;
+      const grow = this.persp.ready ? this.persp.size(U.y) / this.persp.size(born.y) : 1;
+      const kMax = G.active ? 1.35 : 1.35 * Math.max(1, grow * grow);
+      const k = Math.min(kMax, Math.max(0, ((U.x - born.x) * mx + (U.y - born.y) * my) / m2));
+      const e = Math.hypot(U.x - (born.x + k * mx), U.y - (born.y + k * my));
+      const R = 0.6 * born.size * Math.max(1, grow) + 0.25 * Math.sqrt(m2);
+      if (e > R) continue;
+      const lr = Math.abs(Math.log(U.det.size / (born.size * grow)));
+      if (lr > MAX_SIZE_RATIO) continue;
+      const app = thumbDistance(U.det.thumb, born.thumb) / APPEARANCE_SCALE;
+      if (app > MAX_APPEARANCE) continue;
+      const cost = e / R + SPEED_CHANGE_COST * Math.abs(1 - k) + 0.7 * app + 0.5 * lr;
+      if (cost < bestCost) { bestCost = cost; best = U; }
+    }
+    return best;
   }
 
   private observe(T: Track, D: Detection, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {

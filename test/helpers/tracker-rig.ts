@@ -1,0 +1,37 @@
+// A Tracker over a 1280x720 frame with one horizontal line (in = moving down) and a known perspective
+// (a pinhole camera over a flat road, horizon at row 100) but no road plane offered, fed with detections
+// made by hand: for tests of linking and counting rules without rendering frames.
+import { Tracker } from '../../dist/src/analyze/tracker.js';
+import { LineCounter } from '../../dist/src/analyze/line-counter.js';
+import { FlowPrior } from '../../dist/src/analyze/flow-prior.js';
+import { GroundPlane } from '../../dist/src/analyze/ground-plane.js';
+import { ANALYZER_DEFAULTS } from '../../dist/src/analyze/analyzer-options.js';
+import { THUMB, type Detection } from '../../dist/src/analyze/blob-filter.js';
+import type { PerspectiveModel } from '../../dist/src/analyze/perspective-model.js';
+
+export const W = 1280, H = 720, LINE_Y = 400;
+export const HORIZON = 100;
+/** A vehicle's image size is proportional to its distance below the horizon. */
+export const sizeAt = (y: number): number => 0.3 * (y - HORIZON);
+
+/** Known perspective, but no horizon offered: the tracker works without a road plane (image steps). */
+function stubPerspective(): PerspectiveModel {
+  return { ready: true, size: sizeAt, horizon: () => NaN, add: () => {} } as unknown as PerspectiveModel;
+}
+
+/** A red square vehicle of the typical size for its row. */
+export function car(x: number, y: number): Detection {
+  const s = sizeAt(y);
+  const thumb = new Float32Array(THUMB * THUMB * 4);
+  for (let k = 0; k < THUMB * THUMB; k++) thumb.set([200, 40, 40, 1], k * 4);
+  return { x, y, area: s * s, size: s, bx: x - s / 2, by: y - s / 2, bw: s, bh: s, r: 200, g: 40, b: 40, thumb, whole: true };
+}
+
+export function tracker(): { T: Tracker; flow: FlowPrior } {
+  const persp = stubPerspective();
+  const lines = new LineCounter([{ id: 'main', from: [0, LINE_Y], to: [W, LINE_Y] }]);
+  const flow = new FlowPrior(0, 150, W, H - 150, 48, ANALYZER_DEFAULTS.maxSpeedSizesPerSec);
+  const ground = new GroundPlane(persp, W / 2, (150 + H) / 2, 150);
+  const T = new Tracker(ANALYZER_DEFAULTS, lines, [{ nx: 0, ny: 1 }], flow, persp, ground, (150 + H) / 2, { x0: 0, y0: 150, x1: W, y1: H });
+  return { T, flow };
+}

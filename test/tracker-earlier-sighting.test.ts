@@ -1,0 +1,29 @@
+// At 1 fps a vehicle may be seen once before a line, find no link there (its step runs against the usual
+// motion of that place, where both directions' lanes meet), and be seen next already past the line. When the
+// track started past the line gets its first link, the earlier sighting, where that link run back puts it,
+// is the same vehicle: the crossing counts.
+import { expect, it } from 'vitest';
+import { car, tracker } from './helpers/tracker-rig.js';
+
+/** A tracker whose usual motion around (x, 560..640) is down the image (in), at 2 sizes per second. */
+function withDownFlowAt(x: number) {
+  const rig = tracker();
+  for (let k = 0; k < 5; k++) rig.flow.vote(x, 560, x, 640, 2, 0, 1, 10);
+  return rig;
+}
+
+it('counts a vehicle seen once before the line, unlinked, then past it, against the usual motion there', () => {
+  const { T } = withDownFlowAt(640);
+  // Moving up the image (out): once below the line, then twice above it.
+  const steps = [[car(640, 600)], [car(640, 380)], [car(640, 300)], []];
+  const crossings = steps.flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
+  expect(crossings.map((c) => [c.line, c.direction])).toEqual([[0, 'out']]);
+});
+
+it('does not take over a sighting that is not where the new track came from', () => {
+  const { T } = withDownFlowAt(200);
+  // The same vehicle above the line, but the only earlier sighting is another vehicle, 440 px to the side.
+  const steps = [[car(200, 600)], [car(640, 380)], [car(640, 300)], []];
+  const crossings = steps.flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
+  expect(crossings).toEqual([]);
+});
