@@ -4,6 +4,7 @@ import { expect, test } from 'vitest';
 import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { H, T0, W, roadFrame, type Box } from './helpers/synthetic-road.js';
+import { car as det, tracker } from './helpers/tracker-rig.js';
 
 // The line lies near the bottom of the frame: a vehicle 3 px past it is next due below the frame.
 const LINE = 300;
@@ -35,4 +36,16 @@ test('a vehicle last seen just past the line, inside the margin, and gone in the
 test('a vehicle that stops on the line is not counted, and one missed once before the line counts once', () => {
   expect(run([24, 117, 210, 297, 299, 299, 298, 299])).toEqual({ in: 0, out: 0 });
   expect(run([24, 117, null, 303])).toEqual({ in: 1, out: 0 });
+});
+
+test('a slow vehicle unseen for two frames after reaching the line is carried past it; a one-link track is not', () => {
+  // 20 px per second down to the line at row 400 (tracker rig); half a step, 10 px, stays inside the margin of
+  // 0.2 × its size (18 px), two half steps do not.
+  const rows = (ys: number[]) => {
+    const { T } = tracker();
+    const steps = [...ys.map((y) => [det(640, y)]), [], [], []];
+    return steps.flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700)).map((c) => [c.line, c.direction]);
+  };
+  expect(rows([340, 360, 380, 400])).toEqual([[0, 'in']]);
+  expect(rows([380, 400])).toEqual([]);
 });

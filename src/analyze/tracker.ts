@@ -14,6 +14,9 @@ export interface Track {
   /** Velocity in ground coordinates (px/s as seen on the reference row); valid when hasVel. */
   vx: number;
   vy: number;
+  /** Ground velocity over the last link alone (as vx, vy). */
+  lastVx: number;
+  lastVy: number;
   hasVel: boolean;
   /** Image speed over the last link, full px per second. */
   speed: number;
@@ -246,7 +249,9 @@ export class Tracker {
       if (!trackUsed[ti]) {
         T.missed++;
         const gone = (tMs - T.lastT) / 1000;
-        if (T.missed === 1 && T.hasVel && !learnOnly) this.observeMissed(T, gone, tMs, crossings, dupWindowMs);
+        // Each further miss carries it on; but only a motion confirmed by a second link is carried over several
+        // frames (one link may be a wrong one, and would walk a phantom across a line).
+        if (T.hasVel && (T.missed === 1 || T.hits >= 3) && !learnOnly) this.observeMissed(T, gone, tMs, crossings, dupWindowMs);
         if (gone > this.p.trackMaxMissedSec && T.missed >= 2) continue;
         // A track seen once, with no motion of its own nor a usual motion where it is, has nothing to predict
         // with: after a missed frame any link would be a guess across the whole speed gate (at 1 fps, the
@@ -265,7 +270,7 @@ export class Tracker {
       if (detUsed[di]) continue;
       const D = dets[di]!;
       const T: Track = {
-        id: this.nextId++, x: D.x, y: D.y, vx: 0, vy: 0, hasVel: false, speed: 0, det: D,
+        id: this.nextId++, x: D.x, y: D.y, vx: 0, vy: 0, lastVx: 0, lastVy: 0, hasVel: false, speed: 0, det: D,
         firstX: D.x, firstY: D.y, farX: D.x, farY: D.y, lastT: tMs, hits: 1, missed: 0, lines: this.lines.newState(),
       };
       this.created++;
@@ -289,6 +294,8 @@ export class Tracker {
       T.vy = vy;
       T.hasVel = true;
     }
+    T.lastVx = vx;
+    T.lastVy = vy;
     const moving = Math.hypot(D.x - T.x, D.y - T.y) > 0.3 * D.size * dt;
     // A link that extends a track with a known velocity confirms the motion seen there.
     if (confirmed) this.flow.vote(T.x, T.y, D.x, D.y, along, lateral, 1, tMs / 1000);
@@ -345,15 +352,18 @@ export class Tracker {
   }
 
   /**
-   * A moving track missed in this frame had not stopped where it was (it would have been seen there): it went
-   * at least MISSED_STEP of its predicted step. At 1 fps a vehicle last seen just past a line, inside the
-   * margin, is often next seen so far on (or not at all, leaving the ROI) that no link is made: it crossed.
+   * A moving track missed in this frame had not stopped where it was (it would have been seen there): since
+   * its last sighting `gone` s ago it went at least MISSED_STEP of the way predicted. At 1 fps a vehicle last
+   * seen near a line, inside the margin, is often next seen so far on (or not at all, leaving the ROI, or
+   * hidden) that no link is made: it crossed.
    */
   private observeMissed(T: Track, gone: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
     const G = this.ground;
-    const py = G.y(G.gy(T.y) + MISSED_STEP * T.vy * gone);
+    // A vehicle that was slowing down is judged at its latest speed.
+    const [vx, vy] = Math.hypot(T.lastVx, T.lastVy) < Math.hypot(T.vx, T.vy) ? [T.lastVx, T.lastVy] : [T.vx, T.vy];
+    const py = G.y(G.gy(T.y) + MISSED_STEP * vy * gone);
     if (Number.isNaN(py)) return;
-    const px = G.x(G.gx(T.x, T.y) + MISSED_STEP * T.vx * gone, py);
+    const px = G.x(G.gx(T.x, T.y) + MISSED_STEP * vx * gone, py);
     const { margin, accept } = this.lineRules(T.det, tMs);
     for (const c of this.lines.observe(T.lines, px, py, tMs, margin, T.det.size, T.firstX, T.firstY, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: T.det });
