@@ -30,3 +30,19 @@ it('does not link a vehicle to a detection far beyond where even that growth cou
   expect(crossings).toEqual([]);
   expect(T.created).toBe(2);
 });
+
+it('counts a receding vehicle first seen past the line when its own shrinking size puts it below the frame a second earlier', () => {
+  // Moving up (out) at 1 fps: 345 then 215. Its sizes (73.5, 34.5 px) put the horizon at row 100, so one
+  // second earlier it was nearer than the bottom of the frame: it crossed the line unseen. (A straight image
+  // step back would put it at row 475, inside the ROI, where it would have been seen.)
+  const T = tracker();
+  const crossings = [[car(640, 345)], [car(640, 215)], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
+  expect(crossings.map((c) => [c.line, c.direction])).toEqual([[0, 'out']]);
+});
+
+it('does not count a vehicle first seen past the line that a second earlier was where it would have been seen', () => {
+  // 380 then 330: one second earlier it was at row 458, past the line's margin but inside the ROI, unseen.
+  const T = tracker();
+  const crossings = [[car(640, 380)], [car(640, 330)], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
+  expect(crossings).toEqual([]);
+});

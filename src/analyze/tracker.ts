@@ -285,7 +285,7 @@ export class Tracker {
     const G = this.ground;
     const vx = (G.gx(D.x, D.y) - G.gx(T.x, T.y)) / dt, vy = (G.gy(D.y) - G.gy(T.y)) / dt;
     const confirmed = T.hasVel;
-    const bornT = T.lastT, firstLink = !confirmed && T.hits === 1;
+    const bornT = T.lastT, born = T.det, firstLink = !confirmed && T.hits === 1;
     if (T.hasVel) {
       T.vx = 0.5 * T.vx + 0.5 * vx;
       T.vy = 0.5 * T.vy + 0.5 * vy;
@@ -328,7 +328,7 @@ export class Tracker {
     T.missed = 0;
     if (!learnOnly) {
       this.observe(T, D, tMs, out, dupWindowMs);
-      if (firstLink) this.observeUnseenEntry(T, D, bornT, tMs, out, dupWindowMs);
+      if (firstLink) this.observeUnseenEntry(T, born, D, bornT, tMs, out, dupWindowMs);
     }
   }
 
@@ -337,11 +337,29 @@ export class Tracker {
    * on the line's other side, crossed the line out of sight: at 1 fps a vehicle can pass the whole stretch
    * of ROI before a line between two frames. It was not seen there because it could not have been.
    */
-  private observeUnseenEntry(T: Track, D: Detection, bornT: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
+  private observeUnseenEntry(T: Track, born: Detection, D: Detection, bornT: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
     const G = this.ground;
-    // One link back from the first sighting, at the link's speed, on the road plane.
-    const by = G.y(2 * G.gy(T.firstY) - G.gy(D.y));
-    const bx = Number.isNaN(by) ? NaN : G.x(2 * G.gx(T.firstX, T.firstY) - G.gx(D.x, D.y), by);
+    // One link back from the first sighting, at the link's speed, on the road plane that the two sightings
+    // imply (a vehicle's size shrinks in proportion to its distance below the horizon): they measure this
+    // vehicle directly, while the learnt horizon, fitted from few vehicles early on, can be far off. Where
+    // their sizes imply no horizon above them, on the learnt road plane.
+    let bx: number, by: number;
+    const yh = (D.size * born.y - born.size * D.y) / (D.size - born.size);
+    if (Number.isFinite(yh) && yh < Math.min(born.y, D.y) - Math.min(born.size, D.size)) {
+      const u = 2 / (born.y - yh) - 1 / (D.y - yh);
+      if (u <= 0) {
+        // It was nearer than the road the camera sees: below the frame, on the link's line extended.
+        by = this.bounds.y1 + born.size;
+        bx = born.x + ((born.x - D.x) * (by - born.y)) / (born.y - D.y);
+      } else {
+        by = yh + 1 / u;
+        // Road X is proportional to x / (y − yh), road Z to 1 / (y − yh): both change linearly at constant speed.
+        bx = (2 * born.x / (born.y - yh) - D.x / (D.y - yh)) / u;
+      }
+    } else {
+      by = G.y(2 * G.gy(T.firstY) - G.gy(D.y));
+      bx = Number.isNaN(by) ? NaN : G.x(2 * G.gx(T.firstX, T.firstY) - G.gx(D.x, D.y), by);
+    }
     if (Number.isNaN(bx)) return;
     if (!this.outside(bx, by, 0)) return;
     const before = 2 * bornT - tMs;
