@@ -36,13 +36,19 @@ it('counts a receding vehicle first seen past the line when its own shrinking si
   // second earlier it was nearer than the bottom of the frame: it crossed the line unseen. (A straight image
   // step back would put it at row 475, inside the ROI, where it would have been seen.)
   const T = tracker();
-  const crossings = [[car(640, 345)], [car(640, 215)], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
+  const crossings = [[], [car(640, 345)], [car(640, 215)], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
   expect(crossings.map((c) => [c.line, c.direction])).toEqual([[0, 'out']]);
+});
+
+it('does not count that vehicle when it is first seen in the first frame watched: it may have crossed before', () => {
+  const T = tracker();
+  const crossings = [[car(640, 345)], [car(640, 215)], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
+  expect(crossings).toEqual([]);
 });
 
 it('does not count a vehicle first seen past the line that a second earlier was where it would have been seen', () => {
   // 380 then 330: one second earlier it was at row 458, past the line's margin but inside the ROI, unseen.
   const T = tracker();
-  const crossings = [[car(640, 380)], [car(640, 330)], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
+  const crossings = [[], [car(640, 380)], [car(640, 330)], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
   expect(crossings).toEqual([]);
 });

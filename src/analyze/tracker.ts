@@ -77,6 +77,8 @@ const AGAINST_FLOW = 0.25;
 export class Tracker {
   tracks: Track[] = [];
   created = 0;
+  /** Time of the first frame since the start, a reset or an outage: nothing before it was watched. */
+  private watchedSinceMs = NaN;
   private nextId = 1;
 
   constructor(
@@ -92,11 +94,13 @@ export class Tracker {
 
   reset(): void {
     this.tracks = [];
+    this.watchedSinceMs = NaN;
   }
 
   /** Ends every track (camera outage, time jump): nothing links across the gap. */
   endAll(): void {
     this.tracks = [];
+    this.watchedSinceMs = NaN;
   }
 
   /**
@@ -104,6 +108,7 @@ export class Tracker {
    * With `learnOnly`, only the flow prior learns (start-up pass): no counting happens.
    */
   step(dets: readonly Detection[], tMs: number, dupWindowMs: number, learnOnly = false): TrackCrossing[] {
+    if (Number.isNaN(this.watchedSinceMs)) this.watchedSinceMs = tMs;
     const tSec = tMs / 1000;
     const G = this.ground;
     G.refresh();
@@ -362,7 +367,10 @@ export class Tracker {
     }
     if (Number.isNaN(bx)) return;
     if (!this.outside(bx, by, 0)) return;
+    // Not seen there because it could not have been, only if a frame was watched then (else it may have
+    // crossed before the start, or during an outage).
     const before = 2 * bornT - tMs;
+    if (before < this.watchedSinceMs) return;
     const { margin, accept } = this.lineRules(D, tMs);
     for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: D });
