@@ -150,19 +150,13 @@ export class Tracker {
         const gAlong = (gdx * n.nx + gdy * n.ny) / unit;
         const gLat = (gdx * n.ny - gdy * n.nx) / unit;
         if (mode !== 'free') {
-          // Vehicles brake and accelerate: the expected place is anywhere from standing still to 35%
-          // beyond the prediction, with a small cost for changing speed.
-          const mx = qx - T.x, my = qy - T.y;
-          const m2 = mx * mx + my * my;
           // A track missed in the last frame had not stopped where it was (it would have been seen there):
           // it went at least half as far as predicted. Otherwise a lingering track, already counted,
           // takes the next vehicle arriving at its place and that vehicle is never counted.
           const kMin = T.missed > 0 ? 0.5 : 0;
-          // Without a ground plane the prediction is a straight image step, but a vehicle coming nearer speeds up
-          // in the image: its image speed grows as the square of its size (both ∝ 1/distance, speed as its square).
-          const kMax = G.active ? 1.35 : 1.35 * Math.max(1, grow * grow);
-          const k = m2 > 0 ? Math.min(kMax, Math.max(kMin, ((D.x - T.x) * mx + (D.y - T.y) * my) / m2)) : 0;
-          const e = Math.hypot(D.x - (T.x + k * mx), D.y - (T.y + k * my));
+          // Vehicles brake and accelerate: anywhere from standing still to kMax of the step, with a small cost
+          // for changing speed.
+          const { k, e } = onStep(T.x, T.y, qx - T.x, qy - T.y, kMin, this.kMax(grow), D.x, D.y);
           if (e > R) continue;
           // Vehicles do not reverse between frames: a link running back against the track's own (or its
           // place's usual) motion by more than a vehicle length is another vehicle, e.g. one in the other lane.
@@ -182,11 +176,9 @@ export class Tracker {
           cost = 0.3 + 0.2 * (Math.abs(gLat) / latMax) + 0.2 * (Math.abs(gAlong) / maxAlong);
         }
         // Size change is expected from perspective; before it is learned, only gross changes are refused.
-        const expRatio = this.persp.ready ? this.persp.size(D.y) / this.persp.size(T.y) : 1;
-        const lr = Math.abs(Math.log(D.size / (T.det.size * expRatio)));
-        if (lr > MAX_SIZE_RATIO) continue;
-        const app = thumbDistance(T.det.thumb, D.thumb) / APPEARANCE_SCALE;
-        if (app > MAX_APPEARANCE) continue;
+        const like = likeness(T.det, D, this.persp.ready ? this.persp.size(D.y) / this.persp.size(T.y) : 1);
+        if (!like) continue;
+        const { lr, app } = like;
         cost += 0.7 * app + (this.persp.ready ? 0.5 * lr : 0);
         const sim = Math.exp(-app * app);
         simSum += sim;
@@ -416,16 +408,12 @@ export class Tracker {
       if (U === T || trackUsed[ui] || taken.has(U) || U.hasVel || U.hits !== 1) continue;
       if (Math.abs(U.lastT - (bornT - interval)) > 0.5 * interval) continue;
       const grow = this.persp.ready ? this.persp.size(U.y) / this.persp.size(born.y) : 1;
-      const kMax = G.active ? 1.35 : 1.35 * Math.max(1, grow * grow);
-      const k = Math.min(kMax, Math.max(0, ((U.x - born.x) * mx + (U.y - born.y) * my) / m2));
-      const e = Math.hypot(U.x - (born.x + k * mx), U.y - (born.y + k * my));
+      const { k, e } = onStep(born.x, born.y, mx, my, 0, this.kMax(grow), U.x, U.y);
       const R = 0.6 * born.size * Math.max(1, grow) + 0.25 * Math.sqrt(m2);
       if (e > R) continue;
-      const lr = Math.abs(Math.log(U.det.size / (born.size * grow)));
-      if (lr > MAX_SIZE_RATIO) continue;
-      const app = thumbDistance(U.det.thumb, born.thumb) / APPEARANCE_SCALE;
-      if (app > MAX_APPEARANCE) continue;
-      const cost = e / R + SPEED_CHANGE_COST * Math.abs(1 - k) + 0.7 * app + 0.5 * lr;
+      const like = likeness(born, U.det, grow);
+      if (!like) continue;
+      const cost = e / R + SPEED_CHANGE_COST * Math.abs(1 - k) + 0.7 * like.app + 0.5 * like.lr;
       if (cost < bestCost) { bestCost = cost; best = U; }
     }
     return best;
@@ -486,6 +474,15 @@ export class Tracker {
     return Math.sqrt(s1 * s2);
   }
 
+  /**
+   * How far beyond a predicted step a vehicle may land, as a fraction of it. Without a ground plane the
+   * prediction is a straight image step, but a vehicle coming nearer speeds up in the image: its image speed
+   * grows as the square of its size (both ∝ 1/distance, speed as its square); `grow` is the size ratio.
+   */
+  private kMax(grow: number): number {
+    return this.ground.active ? 1.35 : 1.35 * Math.max(1, grow * grow);
+  }
+
   private nearestNormal(x: number, y: number): { nx: number; ny: number } {
     let best = 0, bestD = Infinity;
     for (let i = 0; i < this.normals.length; i++) {
@@ -499,6 +496,28 @@ export class Tracker {
     const b = this.bounds;
     return x < b.x0 - size || x > b.x1 + size || y < b.y0 - size || y > b.y1 + size;
   }
+}
+
+/**
+ * Where a detection at (x, y) lands on a step (mx, my) predicted from (x0, y0): k, the fraction of the step
+ * (clamped to [kMin, kMax]: vehicles brake and accelerate), and e, its distance from that point.
+ */
+function onStep(x0: number, y0: number, mx: number, my: number, kMin: number, kMax: number, x: number, y: number): { k: number; e: number } {
+  const m2 = mx * mx + my * my;
+  const k = m2 > 0 ? Math.min(kMax, Math.max(kMin, ((x - x0) * mx + (y - y0) * my) / m2)) : 0;
+  return { k, e: Math.hypot(x - (x0 + k * mx), y - (y0 + k * my)) };
+}
+
+/**
+ * How unlike sighting a the sighting b is, where perspective makes b's size expRatio times a's: lr, the log of
+ * the size ratio left over, and app, the thumbnail distance in APPEARANCE_SCALE units; undefined when b cannot
+ * be the same vehicle.
+ */
+function likeness(a: Detection, b: Detection, expRatio: number): { lr: number; app: number } | undefined {
+  const lr = Math.abs(Math.log(b.size / (a.size * expRatio)));
+  if (lr > MAX_SIZE_RATIO) return undefined;
+  const app = thumbDistance(a.thumb, b.thumb) / APPEARANCE_SCALE;
+  return app > MAX_APPEARANCE ? undefined : { lr, app };
 }
 
 /** A motion given across (along the normal n) and along a line, as ground x/y: (n.ny, −n.nx) runs along the line. */
