@@ -38,6 +38,16 @@ describe('line counting at low frame rates', () => {
     expect(stayed).toEqual({ in: 0, out: 0, events: 0 });
   });
 
+  it('counts a vehicle first seen on the line that leaves it slowly once it has moved the margin\'s full width', () => {
+    // The margin is 0.2 × its size (42 px): 8 px. Caught 3 px below the line, then 10 px above it (beyond the
+    // margin, but only 13 px from where it was caught), then 30 px above: out, once.
+    const crossed = run([{ t: 6, box: car(LINE_Y + 3) }, { t: 7, box: car(LINE_Y - 10) }, { t: 8, box: car(LINE_Y - 30) }, { t: 9, box: car(LINE_Y - 50) }]);
+    expect(crossed).toEqual({ in: 0, out: 1, events: 1 });
+    // The same, but it stops 12 px above the line: it has not moved the margin's full width, no count.
+    const stopped = run([{ t: 6, box: car(LINE_Y + 3) }, { t: 7, box: car(LINE_Y - 10) }, { t: 8, box: car(LINE_Y - 12) }, { t: 9, box: car(LINE_Y - 12) }]);
+    expect(stopped).toEqual({ in: 0, out: 0, events: 0 });
+  });
+
   it('counts a vehicle that crossed before it could be seen: first sighted past the line, come from outside the ROI', () => {
     // ROI rows 120-340, line at 180. At 120 px/s and 1 fps the vehicle is at y 80 (outside the ROI), then
     // 200 and 320: both sightings are past the line, and one interval back it was beyond the ROI's edge.

@@ -12,8 +12,14 @@ export interface LineState {
   sideY: Float64Array;
   sideT: Float64Array;
   counted: Uint8Array;
-  /** 1 while side is 0 and sideX/Y/T hold the first position, inside the margin, that the track was seen at. */
+  /**
+   * 1 while a track first seen inside the margin (at bandX/Y/T) may still turn out to have crossed from there:
+   * until it counts, or is seen beyond the margin on the side it was first seen on.
+   */
   inBand: Uint8Array;
+  bandX: Float64Array;
+  bandY: Float64Array;
+  bandT: Float64Array;
 }
 
 export interface LineCrossing {
@@ -65,7 +71,10 @@ export class LineCounter {
 
   newState(): LineState {
     const n = this.geo.length;
-    return { side: new Int8Array(n), sideX: new Float64Array(n), sideY: new Float64Array(n), sideT: new Float64Array(n), counted: new Uint8Array(n), inBand: new Uint8Array(n) };
+    return {
+      side: new Int8Array(n), sideX: new Float64Array(n), sideY: new Float64Array(n), sideT: new Float64Array(n), counted: new Uint8Array(n),
+      inBand: new Uint8Array(n), bandX: new Float64Array(n), bandY: new Float64Array(n), bandT: new Float64Array(n),
+    };
   }
 
   reset(): void {
@@ -98,29 +107,35 @@ export class LineCounter {
         // where, so that leaving it on the far side can still count.
         if (st.side[i] === 0 && !st.inBand[i]) {
           st.inBand[i] = 1;
-          st.sideX[i] = x; st.sideY[i] = y; st.sideT[i] = tMs;
+          st.bandX[i] = x; st.bandY[i] = y; st.bandT[i] = tMs;
         }
         continue;
       }
       let was = st.side[i]!;
+      let px = st.sideX[i]!, py = st.sideY[i]!, pt = st.sideT[i]!;
       // A track born inside the margin crossed if it was on the other side of the line itself and has since
-      // moved at least the margin's full width: a box jittering on the line does neither.
-      if (was === 0 && st.inBand[i]) {
-        const s0 = this.side(i, st.sideX[i]!, st.sideY[i]!);
-        if (s0 * now < 0 && Math.abs(s - s0) >= 2 * margin) was = -now as -1 | 1;
+      // moved at least the margin's full width (now or at a later sighting): a box jittering on the line does
+      // neither.
+      if (st.inBand[i]) {
+        const s0 = this.side(i, st.bandX[i]!, st.bandY[i]!);
+        if (s0 * now >= 0) st.inBand[i] = 0;
+        else if (Math.abs(s - s0) >= 2 * margin) {
+          was = -now as -1 | 1;
+          px = st.bandX[i]!; py = st.bandY[i]!; pt = st.bandT[i]!;
+          st.inBand[i] = 0;
+        }
       }
-      st.inBand[i] = 0;
       if (was !== 0 && was !== now && !st.counted[i]) {
         const g = this.geo[i]!;
-        const sp = this.side(i, st.sideX[i]!, st.sideY[i]!);
+        const sp = this.side(i, px, py);
         const f = sp / (sp - s);
-        const cx = st.sideX[i]! + f * (x - st.sideX[i]!);
-        const cy = st.sideY[i]! + f * (y - st.sideY[i]!);
+        const cx = px + f * (x - px);
+        const cy = py + f * (y - py);
         const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
         // Overall motion since birth must point the same way (a jittering or re-associated box does not).
         const overall = this.side(i, x, y) - this.side(i, ox, oy);
         if (along >= 0 && along <= g.len && overall * now > 0) {
-          this.tally(st, i, now > 0 ? 'in' : 'out', st.sideT[i]! + f * (tMs - st.sideT[i]!), cx, cy, along, size, dupWindowMs, accept, out);
+          this.tally(st, i, now > 0 ? 'in' : 'out', pt + f * (tMs - pt), cx, cy, along, size, dupWindowMs, accept, out);
         }
       }
       st.side[i] = now;
