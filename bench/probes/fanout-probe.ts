@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CameraConfig, Point } from '../../src/config/config-types.js';
 import { CameraAnalyzer } from '../../src/analyze/camera-analyzer.js';
+import { waitAsync } from '../../src/channel/wait-async.js';
 import { FRAME_BYTES, FRAME_H, FRAME_W, decodeClipFrames, hrNow, probeMain, summarize } from '../bench-util.js';
 
 export interface FanOutArgs {
@@ -25,10 +26,6 @@ export interface FanOutResult {
   /** p50 / p99 of the parallel fan-out latency: signal to all N done, ms. */
   parallelP50Ms: number;
   parallelP99Ms: number;
-}
-
-interface AtomicsWaitAsync {
-  waitAsync(ta: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }
 
 const WORKER = fileURLToPath(new URL('./fanout-worker.js', import.meta.url));
@@ -74,8 +71,7 @@ async function runCase(a: FanOutArgs, zones: Point[][], store: SharedArrayBuffer
     Atomics.notify(ctl, 0);
     // This thread only awaits (waitAsync); the analyzers block in their own threads.
     for (let done = Atomics.load(ctl, 2); done < target; done = Atomics.load(ctl, 2)) {
-      const r = (Atomics as unknown as AtomicsWaitAsync).waitAsync(ctl, 2, done);
-      if (r.async) await r.value;
+      await waitAsync(ctl, 2, done);
     }
     if (i >= a.warmup) lat.push(Number(hrNow() - t0) / 1e6);
   }

@@ -15,6 +15,7 @@ import { ZMQ_SOCKET_DEFAULTS } from '../../src/decode/zeromq-decoder.js';
 import { toUint8Array } from '../../src/decode/ipc-bytes.js';
 import { InFlightQueue } from '../../src/channel/in-flight-queue.js';
 import { SharedFrameRing, SLOT_FREE, SLOT_READY } from '../../src/channel/shared-frame-ring.js';
+import { waitAsync } from '../../src/channel/wait-async.js';
 import { FRAME_BYTES, LIMITS, cpuMs, hrNow, peakRssMB, probeMain, sleep, summarize, syntheticFrame } from '../bench-util.js';
 import { CTL, CTL_WORDS, OP_BURST, OP_GO, OP_STOP, OP_STREAM, SMALL_RING } from './shared-probe-layout.js';
 
@@ -365,8 +366,7 @@ async function sharedLink(copy: boolean, window: number): Promise<Link> {
       Atomics.add(ctl, CTL.WAKE, 1);
       Atomics.notify(ctl, CTL.WAKE);
       while (Atomics.load(ctl, CTL.PONG) !== next) {
-        const r = (Atomics as unknown as AtomicsWaitAsync).waitAsync(ctl, CTL.PONG, next - 1);
-        if (r.async) await r.value;
+        await waitAsync(ctl, CTL.PONG, next - 1);
       }
       return hrNow() - t0;
     },
@@ -382,8 +382,7 @@ async function sharedLink(copy: boolean, window: number): Promise<Link> {
           Atomics.store(ctl, CTL.CONSUMER_WAITING, 1);
           head = Atomics.load(ctl, CTL.HEAD);
           if (head === tail) {
-            const r = (Atomics as unknown as AtomicsWaitAsync).waitAsync(ctl, CTL.HEAD, head);
-            if (r.async) await r.value;
+            await waitAsync(ctl, CTL.HEAD, head);
           }
           Atomics.store(ctl, CTL.CONSUMER_WAITING, 0);
           continue;
@@ -402,10 +401,6 @@ async function sharedLink(copy: boolean, window: number): Promise<Link> {
       await worker.terminate();
     },
   };
-}
-
-interface AtomicsWaitAsync {
-  waitAsync(ta: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }
 
 // The bare wake of a sleeping thread, in a worker that shares nothing with the channel's code.
@@ -439,8 +434,7 @@ async function threadWakeLink(): Promise<Link> {
     Atomics.add(w, 0, 1);
     Atomics.notify(w, 0);
     while (Atomics.load(w, 1) === done) {
-      const r = (Atomics as unknown as AtomicsWaitAsync).waitAsync(w, 1, done);
-      if (r.async) await r.value;
+      await waitAsync(w, 1, done);
     }
     return hrNow() - t0[0]!;
   });

@@ -2,6 +2,7 @@
 // plus a small control buffer (slot states, per-slot results, a completion counter), used by both sides.
 
 import type { DecodeScale } from '../decode/decode-scale.js';
+import { waitAsync } from './wait-async.js';
 
 /** Slot states. The analyzer's thread owns FREE→DECODING and READY/FAILED→HELD→FREE; a decoder owns DECODING→READY/FAILED. */
 export const SLOT_FREE = 0;
@@ -22,11 +23,6 @@ const F_HEIGHT = 2;
 const F_CODE = 3;
 const F_MSGLEN = 4;
 const F_SCALE = 5;
-
-// Atomics.waitAsync is in Node 16+, but in TypeScript's lib only from ES2024 (this project targets ES2023).
-interface AtomicsWaitAsync {
-  waitAsync(ta: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
-}
 
 export interface SlotFrame {
   readonly width: number;
@@ -133,8 +129,7 @@ export class SharedFrameRing {
    * (Atomics.waitAsync; the analyzer's thread must never Atomics.wait).
    */
   async changed(seen: number): Promise<void> {
-    const r = (Atomics as unknown as AtomicsWaitAsync).waitAsync(this.#i32, 0, seen);
-    if (r.async) await r.value;
+    await waitAsync(this.#i32, 0, seen);
   }
 
   /** Wakes a pending changed() (used by close()). */
