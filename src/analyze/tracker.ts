@@ -99,8 +99,7 @@ export class Tracker {
 
   /** Ends every track (camera outage, time jump): nothing links across the gap. */
   endAll(): void {
-    this.tracks = [];
-    this.watchedSinceMs = NaN;
+    this.reset();
   }
 
   /**
@@ -216,8 +215,7 @@ export class Tracker {
       const T = this.tracks[c.t]!;
       const D = dets[c.d]!;
       const unambiguous = c.cost === best1T[c.t] && c.cost === best1D[c.d] && c.cost < UNAMBIGUOUS * best2T[c.t]! && c.cost < UNAMBIGUOUS * best2D[c.d]!;
-      if (!T.hasVel && T.hits === 1) firstLinks.push({ T, born: T.det, bornT: T.lastT });
-      this.update(T, D, tMs, c.learn || unambiguous, c.along, c.lateral, crossings, dupWindowMs, learnOnly);
+      this.update(T, D, tMs, c.learn || unambiguous, c.along, c.lateral, crossings, dupWindowMs, learnOnly, firstLinks);
     }
 
     // A track that just got its first link may be the continuation of a track seen once, one interval
@@ -277,12 +275,17 @@ export class Tracker {
     return crossings;
   }
 
-  private update(T: Track, D: Detection, tMs: number, learn: boolean, along: number, lateral: number, out: TrackCrossing[], dupWindowMs: number, learnOnly: boolean): void {
+  /** Links T to D; a track's first link is also added to `firstLinks`, with its first sighting. */
+  private update(
+    T: Track, D: Detection, tMs: number, learn: boolean, along: number, lateral: number, out: TrackCrossing[], dupWindowMs: number, learnOnly: boolean,
+    firstLinks: { T: Track; born: Detection; bornT: number }[],
+  ): void {
     const dt = (tMs - T.lastT) / 1000;
     const G = this.ground;
     const vx = (G.gx(D.x, D.y) - G.gx(T.x, T.y)) / dt, vy = (G.gy(D.y) - G.gy(T.y)) / dt;
     const confirmed = T.hasVel;
     const bornT = T.lastT, born = T.det, firstLink = !confirmed && T.hits === 1;
+    if (firstLink) firstLinks.push({ T, born, bornT });
     if (T.hasVel) {
       T.vx = 0.5 * T.vx + 0.5 * vx;
       T.vy = 0.5 * T.vy + 0.5 * vy;
@@ -335,7 +338,6 @@ export class Tracker {
    * of ROI before a line between two frames. It was not seen there because it could not have been.
    */
   private observeUnseenEntry(T: Track, born: Detection, D: Detection, bornT: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
-    const G = this.ground;
     // One link back from the first sighting, at the link's speed, on the road plane that the two sightings
     // imply (a vehicle's size shrinks in proportion to its distance below the horizon): they measure this
     // vehicle directly, while the learnt horizon, fitted from few vehicles early on, can be far off. Where
@@ -354,8 +356,7 @@ export class Tracker {
         bx = (2 * born.x / (born.y - yh) - D.x / (D.y - yh)) / u;
       }
     } else {
-      by = G.y(2 * G.gy(T.firstY) - G.gy(D.y));
-      bx = Number.isNaN(by) ? NaN : G.x(2 * G.gx(T.firstX, T.firstY) - G.gx(D.x, D.y), by);
+      [bx, by] = this.stepBack(born, D);
     }
     if (Number.isNaN(bx)) return;
     if (!this.outside(bx, by, 0)) return;
@@ -394,11 +395,9 @@ export class Tracker {
    * for a prediction), with a size and look that fit; undefined if none.
    */
   private earlierSighting(T: Track, born: Detection, bornT: number, tMs: number, trackUsed: Uint8Array, taken: Set<Track>): Track | undefined {
-    const G = this.ground;
     const interval = tMs - bornT;
-    const by = G.y(2 * G.gy(born.y) - G.gy(T.y));
+    const [bx, by] = this.stepBack(born, T);
     if (Number.isNaN(by)) return undefined;
-    const bx = G.x(2 * G.gx(born.x, born.y) - G.gx(T.x, T.y), by);
     const mx = bx - born.x, my = by - born.y;
     const m2 = mx * mx + my * my;
     if (m2 === 0) return undefined;
@@ -472,6 +471,16 @@ export class Tracker {
     if (this.ground.active && !Number.isNaN(sizeRef)) return sizeRef;
     if (this.persp.ready) return Math.sqrt(this.persp.size(y1) * this.persp.size(y2));
     return Math.sqrt(s1 * s2);
+  }
+
+  /**
+   * Where a vehicle seen at `from` and one interval later at `to` was one interval before `from`, at the same
+   * speed on the learnt road plane; NaN beyond the horizon.
+   */
+  private stepBack(from: { x: number; y: number }, to: { x: number; y: number }): [number, number] {
+    const G = this.ground;
+    const y = G.y(2 * G.gy(from.y) - G.gy(to.y));
+    return [Number.isNaN(y) ? NaN : G.x(2 * G.gx(from.x, from.y) - G.gx(to.x, to.y), y), y];
   }
 
   /**
