@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { createDecoder, type DecoderName } from '../dist/src/decode/decode-jpeg.js';
 import { boxAverageRgba } from '../dist/src/decode/decode-scale.js';
-import { LIMITS, decodeReference, hasSharp, makeJpeg } from './helpers/jpeg-fixtures.js';
+import { LIMITS, decodeReference, hasJpegTurbo, hasSharp, makeJpeg } from './helpers/jpeg-fixtures.js';
 
 
 /** Box average of every s x s block (partial blocks at the right and bottom edges too), as floats. */
@@ -46,9 +46,14 @@ function meanAbsDiff(rgba: Uint8Array, rgb: Float64Array): { mean: number; alpha
 //   maps a uniformly stretched grid instead of leaving a partial block at the edge (at most 1 full-resolution
 //   px off at the far edge, a quarter of a working pixel); the fixture's 256-level sawtooth edges make that
 //   3.4 levels, so 5 there. Both stay far below the analyzer's foreground threshold (minDiff, 14 levels).
+// - jpeg-turbo box-averages its own full decode (its binding has no DCT scaling), which differs from jpeg-js's
+//   in chroma upsampling and rounding. Measured on this fixture: 0.77 at 1/4, and at the odd size too (its partial
+//   blocks are averaged like jpeg-js's). 1.5 leaves room for other libjpeg-turbo versions.
+const TURBO_TOLERANCE = 1.5;
 const CASES: { decoder: DecoderName; tolerance: number; oddSizeTolerance: number; skip: boolean }[] = [
   { decoder: 'jpeg-js', tolerance: 0.5, oddSizeTolerance: 0.5, skip: false },
   { decoder: 'sharp', tolerance: 2.5, oddSizeTolerance: 5, skip: !hasSharp },
+  { decoder: 'jpeg-turbo', tolerance: TURBO_TOLERANCE, oddSizeTolerance: TURBO_TOLERANCE, skip: !hasJpegTurbo },
 ];
 
 describe.each(CASES)('decoder $decoder at decode scale', ({ decoder, tolerance, oddSizeTolerance, skip }) => {
@@ -89,6 +94,38 @@ describe.each(CASES)('decoder $decoder at decode scale', ({ decoder, tolerance, 
       code: 'TC_ERR_DECODE_TOO_LARGE',
     });
   });
+});
+
+test('boxAverageRgba gives each block its exact mean, rounded, for partial edge blocks and unaligned buffers too', () => {
+  let seed = 12345;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24); // 0-255
+  for (const [W, H] of [[64, 36], [37, 23], [5, 3], [1, 1]] as const) {
+    const bytes = new Uint8Array(W * H * 4 + 1);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = rand();
+    for (const offset of [0, 1]) {
+      const data = bytes.subarray(offset, offset + W * H * 4);
+      for (const scale of [2, 4, 8] as const) {
+        const img = boxAverageRgba({ width: W, height: H, data, scale: 1 }, scale);
+        const w = Math.ceil(W / scale);
+        const h = Math.ceil(H / scale);
+        expect([img.width, img.height, img.data.length]).toEqual([w, h, w * h * 4]);
+        const want = new Uint8Array(w * h * 4);
+        for (let y = 0; y < h; y++) {
+          for (let x = 0; x < w; x++) {
+            for (let c = 0; c < 4; c++) {
+              let sum = 0;
+              let n = 0;
+              for (let yy = y * scale; yy < Math.min(H, (y + 1) * scale); yy++) {
+                for (let xx = x * scale; xx < Math.min(W, (x + 1) * scale); xx++, n++) sum += data[(yy * W + xx) * 4 + c]!;
+              }
+              want[(y * w + x) * 4 + c] = Math.floor(sum / n + 0.5);
+            }
+          }
+        }
+        expect(Array.from(img.data), `${W}x${H} at 1/${scale}, byte offset ${offset}`).toEqual(Array.from(want));
+      }
+    }
+  }
 });
 
 test('boxAverageRgba at scale 1 returns the image itself, and averages a known block exactly', () => {

@@ -1,5 +1,6 @@
 // Picks the FrameChannel implementation named by --channel / the config ("ipc", "zeromq" or "shared").
 
+import type { DecoderName } from '../decode/decoder-name.js';
 import { ConfigError } from '../errors.js';
 import type { Config } from '../config/config-types.js';
 import type { FrameChannel } from './frame-channel.js';
@@ -15,7 +16,7 @@ export interface CreateChannelOptions {
   readonly maxInFlight: number;
   /** Decoder processes (ipc, zeromq local) or threads (shared). */
   readonly decoders: number;
-  readonly decoder: 'jpeg-js' | 'sharp';
+  readonly decoder: DecoderName;
   /** Decode at 1/decodeScale (default 1). */
   readonly decodeScale?: DecodeScale;
   /** ipc only: 'advanced' (default) or 'json'. */

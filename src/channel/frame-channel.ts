@@ -1,5 +1,6 @@
 // The one interface every frame channel (ipc, zeromq, shared) implements; see test/channel-contract.test.ts.
 
+import type { DecoderName } from '../decode/decoder-name.js';
 import type { ChannelOutput, JpegFrame } from './messages.js';
 import type { DecodeScale } from '../decode/decode-scale.js';
 
@@ -24,7 +25,7 @@ export interface FrameChannelOptions {
   readonly maxInFlight: number;
   /** Number of decoder processes/threads. */
   readonly decoders: number;
-  readonly decoder: 'jpeg-js' | 'sharp';
+  readonly decoder: DecoderName;
   /** Frames are decoded at 1/decodeScale (default 1, full size); each frame's `scale` says so. */
   readonly decodeScale?: DecodeScale;
 }

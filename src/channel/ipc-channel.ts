@@ -59,7 +59,7 @@ export class IpcChannel implements FrameChannel {
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
-    // Fails fast, with a message naming the fix, when the decoder (sharp) is not installed.
+    // Fails fast, with a message naming the fix, when an optional decoder is not installed.
     await createDecoder(this.#opts.decoder);
     await Promise.all(Array.from({ length: this.#opts.decoders }, (_, i) => this.#spawn(i)));
     this.#startDone = true;

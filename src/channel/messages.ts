@@ -1,5 +1,6 @@
 // Message shapes that cross thread and process boundaries, in one place for every channel.
 
+import type { DecoderName } from '../decode/decoder-name.js';
 import type { DecodeScale } from '../decode/decode-scale.js';
 
 /** A JPEG to decode, as produced by a frame source. */
@@ -75,7 +76,7 @@ export type ChannelOutput = { readonly kind: 'frame'; readonly frame: DecodedFra
 
 /** Parent → decoder child (ipc channel). In 'json' serialization Buffers arrive as {type:'Buffer', data:[...]}. */
 export type IpcToChild =
-  | { readonly type: 'init'; readonly decoder: 'jpeg-js' | 'sharp' }
+  | { readonly type: 'init'; readonly decoder: DecoderName }
   | { readonly type: 'decode'; readonly job: number; readonly req: DecodeRequest; readonly jpeg: Uint8Array };
 
 /** Decoder child → parent (ipc channel). */
@@ -99,7 +100,7 @@ export interface ZmqDecodeJob {
  * [JSON of this, RGBA pixels]. Every message except 'bye' also means "idle, send the next job".
  */
 export type ZmqFromDecoder =
-  | { readonly type: 'ready'; readonly decoder: 'jpeg-js' | 'sharp'; readonly pid: number; readonly host: string }
+  | { readonly type: 'ready'; readonly decoder: DecoderName; readonly pid: number; readonly host: string }
   | { readonly type: 'frame'; readonly job: number; readonly header: FrameHeader }
   | { readonly type: 'decode-error'; readonly job: number; readonly failure: DecodeFailure }
   | { readonly type: 'bye' };
@@ -114,7 +115,7 @@ export interface SharedRingInit {
   readonly slotBytes: number;
   /** Names the option to raise when a frame does not fit a slot. */
   readonly slotHint: string;
-  readonly decoder: 'jpeg-js' | 'sharp';
+  readonly decoder: DecoderName;
 }
 
 /** Shared-memory channel: one decode task (piscina run()); the result comes back through the ring, not the task. */

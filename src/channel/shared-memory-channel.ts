@@ -69,7 +69,7 @@ export class SharedMemoryChannel implements FrameChannel {
   }
 
   async #start(): Promise<void> {
-    // Load the decoder here first: it fails early with a clear message if sharp is missing, and native
+    // Load the decoder here first: it fails early with a clear message if an optional one is missing, and native
     // addons must stay loaded by the main thread while worker threads use them.
     await createDecoder(this.#opts.decoder);
     const init: SharedRingInit = {

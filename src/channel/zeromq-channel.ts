@@ -119,7 +119,7 @@ export class ZeromqChannel implements FrameChannel {
   }
 
   async #start(): Promise<void> {
-    // Fails fast, with a message naming the fix, when the decoder (sharp) is not installed.
+    // Fails fast, with a message naming the fix, when an optional decoder is not installed.
     if (this.#opts.decoders > 0) await createDecoder(this.#opts.decoder);
     try {
       await this.#router.bind(this.#bindEndpoint);

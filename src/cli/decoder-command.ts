@@ -2,16 +2,17 @@
 
 import { parseCliArgs, requireFlag } from './parse-cli-args.js';
 import { runZeromqDecoder } from '../decode/zeromq-decoder.js';
+import { DECODERS, isDecoderName } from '../decode/decoder-name.js';
 import { UsageError } from '../errors.js';
 
-const HELP = `Usage: traffic-counter decoder --connect tcp://HOST:PORT [--decoder jpeg-js|sharp]
+const HELP = `Usage: traffic-counter decoder --connect tcp://HOST:PORT [--decoder jpeg-js|jpeg-turbo|sharp]
 
 Connects to a daemon running with --channel zeromq --zeromq-endpoint tcp://HOST:PORT, pulls JPEGs,
 decodes them and pushes RGBA frames back. Start as many as the daemon needs; stop with Ctrl-C.
 
 Options:
   --connect URL    the daemon's zeromq endpoint (tcp://HOST:PORT)
-  --decoder D      jpeg-js (default) or sharp
+  --decoder D      jpeg-js (default), jpeg-turbo or sharp
   -h, --help       this help
 `;
 
@@ -24,7 +25,7 @@ export async function decoderCommand(argv: string[]): Promise<number> {
   const connect = requireFlag('decoder', 'connect', values.connect);
   if (!/^tcp:\/\/[^:]+:\d+$/.test(connect)) throw new UsageError(`--connect: must be tcp://HOST:PORT, got "${connect}"`);
   const decoder = values.decoder ?? 'jpeg-js';
-  if (decoder !== 'jpeg-js' && decoder !== 'sharp') throw new UsageError(`--decoder: must be jpeg-js or sharp, got "${decoder}"`);
+  if (!isDecoderName(decoder)) throw new UsageError(`--decoder: must be one of ${DECODERS.join(', ')}, got "${decoder}"`);
   const ac = new AbortController();
   process.once('SIGINT', () => ac.abort());
   process.once('SIGTERM', () => ac.abort());

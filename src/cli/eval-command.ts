@@ -20,7 +20,7 @@ Options:
   --fps N            capture rate of the folder (default 2)
   --every K          use every K-th frame (default 1)
   --channel C        ipc (default), zeromq or shared
-  --decoder D        jpeg-js (default) or sharp
+  --decoder D        jpeg-js (default), jpeg-turbo or sharp
   --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale (default 4)
   --json             print the report as JSON
   -h, --help         this help

@@ -15,7 +15,7 @@ Options:
   --fps N            capture rate of the folder, frames per second (default 2); sets the timestamps
   --every K          use every K-th frame (K=2 on a 5 fps folder gives 2.5 fps) (default 1)
   --channel C        ipc (default), zeromq or shared
-  --decoder D        jpeg-js (default) or sharp
+  --decoder D        jpeg-js (default), jpeg-turbo or sharp
   --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale (default 4)
   --json             print {"frames": N, "cameras": [{"id", "lines": [{"id", "in", "out"}]}]} on stdout
   -h, --help         this help

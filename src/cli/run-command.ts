@@ -23,7 +23,7 @@ Options:
   --camera URL       a single camera's URL (instead of --config)
   --db FILE          SQLite file (default ./data/counts.db or the config's "db")
   --channel C        ipc (default), zeromq or shared: how decoded frames reach the analyzer
-  --decoder D        jpeg-js (default) or sharp
+  --decoder D        jpeg-js (default), jpeg-turbo or sharp
   --decoders N       local decoder processes/threads (default 1; 0 with zeromq = remote decoders only)
   --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale (default 4)
   --zeromq-endpoint E  ipc://PATH or tcp://HOST:PORT for --channel zeromq (remote decoders connect here)

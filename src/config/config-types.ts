@@ -1,5 +1,6 @@
 // The shape of a validated, frozen configuration.
 
+import type { DecoderName } from '../decode/decoder-name.js';
 import type { DecodeScale } from '../decode/decode-scale.js';
 
 export type Point = readonly [number, number];
@@ -35,7 +36,7 @@ export interface Config {
   readonly channel: 'ipc' | 'zeromq' | 'shared';
   readonly ipcSerialization: 'advanced' | 'json';
   readonly zeromqEndpoint: string;
-  readonly decoder: 'jpeg-js' | 'sharp';
+  readonly decoder: DecoderName;
   readonly decoders: number;
   /** Decoders hand over frames at 1/decodeScale; every camera's analyzer.downscale is a multiple of it. */
   readonly decodeScale: DecodeScale;

@@ -1,6 +1,7 @@
 // Defaults for every configuration key, with units. Config files only need to say what differs.
 
 import type { DecodeScale } from '../decode/decode-scale.js';
+import type { DecoderName } from '../decode/decoder-name.js';
 
 export const CAMERA_DEFAULTS = {
   pollIntervalMs: 500, // snapshot refresh period; also the nominal frame interval used for uptime
@@ -17,7 +18,7 @@ export const DAEMON_DEFAULTS = {
   channel: 'ipc' as 'ipc' | 'zeromq' | 'shared', // how decoded frames reach the analyzer
   ipcSerialization: 'advanced' as 'advanced' | 'json', // only for channel "ipc"
   zeromqEndpoint: '', // only for channel "zeromq"; empty = a private ipc:// socket in the temp dir
-  decoder: 'jpeg-js' as 'jpeg-js' | 'sharp', // JPEG decoder used by the decoder workers
+  decoder: 'jpeg-js' as DecoderName, // JPEG decoder used by the decoder workers
   decoders: 1, // number of decoder processes/threads
   decodeScale: 1 as DecodeScale, // decode at 1/decodeScale (full-resolution px per decoded px); 1 = full size
   maxFramesInFlight: 4, // frames decoded or decoding but not yet analysed; beyond it the oldest is dropped

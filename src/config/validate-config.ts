@@ -7,6 +7,7 @@ import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from './defaults.js';
 import type { CameraConfig, Config, LineConfig, Point } from './config-types.js';
 import { ANALYZER_DEFAULTS } from '../analyze/analyzer-options.js';
 import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
+import { DECODERS } from '../decode/decoder-name.js';
 import { ID_RE } from './ids.js';
 
 export interface ValidateOptions {
@@ -220,7 +221,7 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
     channel,
     ipcSerialization: oneOf(raw, 'ipcSerialization', '', d.ipcSerialization, ['advanced', 'json'] as const),
     zeromqEndpoint: (raw.zeromqEndpoint as string | undefined) ?? d.zeromqEndpoint,
-    decoder: oneOf(raw, 'decoder', '', d.decoder, ['jpeg-js', 'sharp'] as const),
+    decoder: oneOf(raw, 'decoder', '', d.decoder, DECODERS),
     decoders,
     decodeScale: validateDecodeScale(raw, cameras),
     maxFramesInFlight: num(raw, 'maxFramesInFlight', '', d.maxFramesInFlight, 1, 64, true),

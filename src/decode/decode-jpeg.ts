@@ -6,6 +6,7 @@ import type { DecodeLimits } from '../channel/messages.js';
 import { inspectJpeg, type JpegInfo } from './jpeg-header.js';
 import { boxAverageRgba, type DecodeScale } from './decode-scale.js';
 import { decodeScaledJpeg } from './scaled-jpeg-decoder.js';
+import type { DecoderName } from './decoder-name.js';
 
 export interface DecodedImage {
   readonly width: number;
@@ -16,13 +17,18 @@ export interface DecodedImage {
   readonly scale: DecodeScale;
 }
 
-export type DecoderName = 'jpeg-js' | 'sharp';
+export type { DecoderName } from './decoder-name.js';
 
 export interface DecodeOptions {
   /** Names the frame in error messages. */
   readonly what?: string;
   /** Decode at 1/scale of the JPEG's size (default 1); the result is scaledSize() of it. */
   readonly scale?: DecodeScale;
+  /**
+   * Where the caller wants the pixels (a shared-memory slot): a decoder that can write into it does, and then
+   * returns a view of it from offset 0; others ignore it and return their own buffer.
+   */
+  readonly into?: Uint8Array;
 }
 
 /** Decodes untrusted JPEG bytes; throws DecodeError with a reason the operator can act on. */
@@ -94,6 +100,6 @@ export const decodeWithJpegJs: JpegDecoder = (bytes, limits, { what = 'JPEG', sc
 /** Returns the named decoder; optional ones are loaded on first use. */
 export async function createDecoder(name: DecoderName): Promise<JpegDecoder> {
   if (name === 'jpeg-js') return decodeWithJpegJs;
-  const mod = await import('./sharp-decoder.js');
-  return mod.createSharpDecoder();
+  if (name === 'sharp') return (await import('./sharp-decoder.js')).createSharpDecoder();
+  return (await import('./turbo-decoder.js')).createTurboDecoder();
 }

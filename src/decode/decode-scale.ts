@@ -25,38 +25,73 @@ export function scaledSize(width: number, height: number, scale: DecodeScale): {
 
 /**
  * Box-averages each scale x scale block of an RGBA image (every pixel, rounded to nearest), for decoders
- * without DCT scaling. One pass over the source rows with per-column running sums, so it costs about one
- * read of the full frame.
+ * without DCT scaling. One pass over the source rows with per-block running sums, so it costs about one
+ * read of the full frame. Each pixel is read as one 32-bit word and split into two words of two 16-bit
+ * lanes, R+B and G+A, so one addition sums two channels; a block of 8x8 pixels sums to at most
+ * 64 x 255 = 16320 per channel, within a lane.
  */
 export function boxAverageRgba(img: DecodedImage, scale: DecodeScale): DecodedImage {
   if (scale === 1) return img;
   const { width: W, height: H, data: src } = img;
   const { width: w, height: h } = scaledSize(W, H, scale);
   const out = new Uint8Array(w * h * 4);
-  const sums = new Uint32Array(w * 4);
-  const shift = Math.log2(scale); // scales are powers of two: a shift finds the block column
+  // A 32-bit view needs 4-byte alignment; a copy is cheaper than the byte-wise sums otherwise.
+  const words = src.byteOffset % 4 === 0 ? new Uint32Array(src.buffer, src.byteOffset, W * H) : new Uint32Array(src.slice(0, W * H * 4).buffer);
+  // Little-endian bytes R,G,B,A: the low word's lanes hold R and B, the high word's G and A.
+  const lo = new Uint32Array(w);
+  const hi = new Uint32Array(w);
+  const fullBlocks = Math.floor(W / scale);
   for (let y = 0; y < h; y++) {
-    sums.fill(0);
+    lo.fill(0);
+    hi.fill(0);
     const rowEnd = Math.min(H, (y + 1) * scale);
     for (let sy = y * scale; sy < rowEnd; sy++) {
-      let p = sy * W * 4;
-      for (let sx = 0; sx < W; sx++, p += 4) {
-        const q = (sx >> shift) * 4;
-        sums[q] += src[p]!;
-        sums[q + 1] += src[p + 1]!;
-        sums[q + 2] += src[p + 2]!;
-        sums[q + 3] += src[p + 3]!;
+      let p = sy * W;
+      if (scale === 4) {
+        // The analyzer's default, unrolled: about a third faster than the general loop below.
+        for (let x = 0; x < fullBlocks; x++, p += 4) {
+          const v0 = words[p]!;
+          const v1 = words[p + 1]!;
+          const v2 = words[p + 2]!;
+          const v3 = words[p + 3]!;
+          lo[x]! += (v0 & 0x00ff00ff) + (v1 & 0x00ff00ff) + (v2 & 0x00ff00ff) + (v3 & 0x00ff00ff);
+          hi[x]! += ((v0 >>> 8) & 0x00ff00ff) + ((v1 >>> 8) & 0x00ff00ff) + ((v2 >>> 8) & 0x00ff00ff) + ((v3 >>> 8) & 0x00ff00ff);
+        }
+      } else {
+        for (let x = 0; x < fullBlocks; x++) {
+          let a = 0;
+          let b = 0;
+          for (const end = p + scale; p < end; p++) {
+            const v = words[p]!;
+            a += v & 0x00ff00ff;
+            b += (v >>> 8) & 0x00ff00ff;
+          }
+          lo[x]! += a;
+          hi[x]! += b;
+        }
+      }
+      if (fullBlocks < w) {
+        let a = 0;
+        let b = 0;
+        for (const end = (sy + 1) * W; p < end; p++) {
+          const v = words[p]!;
+          a += v & 0x00ff00ff;
+          b += (v >>> 8) & 0x00ff00ff;
+        }
+        lo[fullBlocks]! += a;
+        hi[fullBlocks]! += b;
       }
     }
     const rows = rowEnd - y * scale;
     let o = y * w * 4;
     for (let x = 0; x < w; x++, o += 4) {
       const inv = 1 / (rows * (Math.min(W, (x + 1) * scale) - x * scale));
-      const q = x * 4;
-      out[o] = sums[q]! * inv + 0.5;
-      out[o + 1] = sums[q + 1]! * inv + 0.5;
-      out[o + 2] = sums[q + 2]! * inv + 0.5;
-      out[o + 3] = sums[q + 3]! * inv + 0.5;
+      const a = lo[x]!;
+      const b = hi[x]!;
+      out[o] = (a & 0xffff) * inv + 0.5;
+      out[o + 1] = (b & 0xffff) * inv + 0.5;
+      out[o + 2] = (a >>> 16) * inv + 0.5;
+      out[o + 3] = (b >>> 16) * inv + 0.5;
     }
   }
   return { width: w, height: h, data: out, scale };

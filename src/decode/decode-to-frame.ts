@@ -10,11 +10,11 @@ export type DecodeOutcome =
   | { readonly type: 'decode-error'; readonly failure: DecodeFailure };
 
 /** Never throws: a decoder's error becomes a DecodeFailure with its code (TC_ERR_DECODE_CORRUPT if it has none). */
-export async function decodeToFrame(req: DecodeRequest, jpeg: Uint8Array, decode: JpegDecoder): Promise<DecodeOutcome> {
+export async function decodeToFrame(req: DecodeRequest, jpeg: Uint8Array, decode: JpegDecoder, into?: Uint8Array): Promise<DecodeOutcome> {
   const what = `camera ${req.cameraId} frame ${req.seq}`;
   const t0 = performance.now();
   try {
-    const img = await decode(jpeg, req.limits, { what, scale: req.scale });
+    const img = await decode(jpeg, req.limits, { what, scale: req.scale, into });
     const header: FrameHeader = {
       type: 'frame',
       cameraId: req.cameraId,

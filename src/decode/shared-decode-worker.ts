@@ -24,14 +24,17 @@ export default async function decodeIntoSlot(task: SharedDecodeTask): Promise<vo
     ring.publishError(slot, 'TC_ERR_DECODE_SIZE_MISMATCH', tooBig, performance.now() - t0);
     return;
   }
-  const out = await decodeToFrame(req, task.jpeg, decode);
+  const slotView = ring.view(slot);
+  const out = await decodeToFrame(req, task.jpeg, decode, slotView);
   if (out.type === 'decode-error') {
     ring.publishError(slot, out.failure.code, out.failure.message, performance.now() - t0);
     return;
   }
   const h = out.header;
-  // jpeg-js and sharp both return their own buffer; one copy into the slot, on this thread.
-  ring.view(slot, out.pixels.byteLength).set(out.pixels);
+  // jpeg-turbo decodes a full-size frame straight into the slot; the others return their own buffer, copied
+  // into the slot here, on this thread.
+  const inSlot = out.pixels.buffer === slotView.buffer && out.pixels.byteOffset === slotView.byteOffset;
+  if (!inSlot) slotView.set(out.pixels);
   ring.publishFrame(slot, h.width, h.height, h.scale, performance.now() - t0);
 }
 

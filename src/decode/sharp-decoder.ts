@@ -1,7 +1,8 @@
 // Optional libjpeg-turbo decoder through sharp (an optional dependency): several times faster than jpeg-js,
 // at the price of a native add-on (~30 MB, prebuilt for common platforms only).
 
-import { ConfigError, DecodeError, TrafficCounterError } from '../errors.js';
+import { DecodeError, TrafficCounterError } from '../errors.js';
+import { importOptional } from './optional-module.js';
 import { checkLimits, type JpegDecoder } from './decode-jpeg.js';
 import { scaledSize } from './decode-scale.js';
 
@@ -19,31 +20,16 @@ interface SharpModule {
   cache(on: boolean): unknown;
 }
 
-let loaded: Promise<SharpModule> | undefined;
-
-async function loadSharp(): Promise<SharpModule> {
-  const name = 'sharp'; // a variable, so TypeScript does not require the package at build time
-  try {
-    const mod = (await import(name)) as { default: SharpModule };
-    const sharp = mod.default;
-    // One decode per decoder process/thread: parallelism comes from the decoder count, and libvips
-    // threads would only compete with the other decoders for the same cores.
-    sharp.concurrency(1);
-    sharp.cache(false);
-    return sharp;
-  } catch (err) {
-    throw new ConfigError(
-      `decoder: "sharp" (--decoder sharp) needs the optional package sharp, which is not installed or does not load here (${(err as Error).message.split('\n')[0]}); run \`npm install sharp\`, or use --decoder jpeg-js`,
-      { cause: err },
-    );
-  }
+/** One decode per decoder process/thread: parallelism comes from the decoder count, and libvips threads would
+ * only compete with the other decoders for the same cores. */
+function setup(sharp: SharpModule): void {
+  sharp.concurrency(1);
+  sharp.cache(false);
 }
 
 /** A JpegDecoder backed by sharp/libvips/libjpeg-turbo; throws ConfigError if sharp is not installed. */
 export async function createSharpDecoder(): Promise<JpegDecoder> {
-  loaded ??= loadSharp();
-  loaded.catch(() => (loaded = undefined)); // let a later call retry (e.g. after npm install)
-  const sharp = await loaded;
+  const sharp = await importOptional<SharpModule>('sharp', 'sharp', setup);
   return async (bytes, limits, { what = 'JPEG', scale = 1 } = {}) => {
     const full = checkLimits(bytes, limits, what);
     const want = scaledSize(full.width, full.height, scale);

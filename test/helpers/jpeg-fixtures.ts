@@ -6,15 +6,24 @@ import { decodeWithJpegJs } from '../../dist/src/decode/decode-jpeg.js';
 
 export const LIMITS = { maxMegapixels: 4, maxDecodeMemoryMB: 64 };
 
-/** Whether the optional sharp package is installed here (tests of the sharp decoder skip without it). */
-export const hasSharp = ((): boolean => {
+/** Whether an optional package is installed here (tests of the decoder it backs skip without it). */
+export function hasPackage(name: string): boolean {
   try {
-    createRequire(import.meta.url).resolve('sharp');
+    createRequire(import.meta.url).resolve(name);
     return true;
   } catch {
     return false;
   }
-})();
+}
+
+/** The optional decoders and the package each needs. */
+export const OPTIONAL_DECODERS = [
+  { decoder: 'sharp', pkg: 'sharp' },
+  { decoder: 'jpeg-turbo', pkg: '@julusian/jpeg-turbo' },
+] as const;
+
+export const hasSharp = hasPackage('sharp');
+export const hasJpegTurbo = hasPackage('@julusian/jpeg-turbo');
 
 export interface JpegFixture {
   readonly jpeg: Uint8Array;
