@@ -130,11 +130,13 @@ export async function loadClip(frames: number, log: (m: string) => void): Promis
 
 /**
  * Decodes every frame of a clip once (input for the analyzer and fan-out probes, not what they measure):
- * with sharp when it is installed, because it is faster.
+ * with the fastest decoder installed.
  */
 export async function decodeClipFrames(clipDir: string): Promise<{ width: number; height: number; data: Uint8Array }[]> {
   const { createDecoder } = await import('../src/decode/decode-jpeg.js');
-  const decoder = await createDecoder('sharp').catch(() => createDecoder('jpeg-js'));
+  const decoder = await createDecoder('jpeg-turbo')
+    .catch(() => createDecoder('sharp'))
+    .catch(() => createDecoder('jpeg-js'));
   const dir = join(clipDir, 'frames');
   const out = [];
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.jpg')).sort()) out.push(await decoder(new Uint8Array(readFileSync(join(dir, f))), LIMITS));

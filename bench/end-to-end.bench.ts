@@ -4,8 +4,8 @@
 
 import { cpus } from 'node:os';
 import { loadClip, runProbe, type BenchContext } from './bench-util.js';
-import { CLIP_FRAMES, decodeLabel, sharpInstalled } from './decode.bench.js';
-import { analyzerLabel } from './analyzer.bench.js';
+import { CLIP_FRAMES, decodeLabel, installedDecoders } from './decode.bench.js';
+import { analyzerLabel, bandRoi } from './analyzer.bench.js';
 import type { E2eArgs, E2eResult } from './probes/e2e-probe.js';
 import type { Reporter, Row } from './reporter.js';
 
@@ -29,18 +29,20 @@ const CASES: Case[] = [
   { label: 'channel=shared', channel: 'shared', decodeScale: 4 },
 ];
 
-/** --quick (under 30 s in all): every full-size channel once with the faster decoder, shared with both decoders at both scales, ipc-json once. */
+/** --quick (under 30 s in all): every full-size channel once with the fastest decoder, shared with jpeg-js and it at both scales, ipc-json once. */
 function inQuickRun(c: Case, decoder: string, fast: string): boolean {
-  return c.slow === true || c.channel === 'shared' || (decoder === fast && c.decodeScale === 1);
+  return c.slow === true || (decoder === fast && c.decodeScale === 1) || (c.channel === 'shared' && (decoder === fast || decoder === 'jpeg-js'));
 }
 
 export async function endToEnd(ctx: BenchContext, report: Reporter): Promise<void> {
   const clip = await loadClip(CLIP_FRAMES(ctx.quick), ctx.log);
   const base = clip.config.cameras[0]!;
-  // A short background bootstrap, so that the warm-up covers it; steady-state cost is unchanged.
-  const camera = { ...base, analyzer: { ...base.analyzer, bootstrapMaxFrames: 3, bootstrapMinFrames: 2 } };
-  const decoders: ('jpeg-js' | 'sharp')[] = (await sharpInstalled()) ? ['jpeg-js', 'sharp'] : ['jpeg-js'];
-  const fast = decoders.at(-1)!;
+  // The analyzer scenario's workload (an ROI of 40% of the frame, issue 4's reference), so that the ceiling
+  // below compares like with like; the clip's own ROI covers 61%.
+  const camera = { ...base, roi: bandRoi(0.4) };
+  const decoders = await installedDecoders();
+  // The fastest installed (jpeg-turbo, then sharp) stands for the issue's "fast decoder" in --quick runs.
+  const fast = decoders.includes('jpeg-turbo') ? 'jpeg-turbo' : decoders.at(-1)!;
   // One core for the analyzer's thread, the others decode: more decoders than that only take CPU from
   // the analyzer (its event-loop delay grows) without more frames per second of CPU.
   const decoderCount = Math.max(1, cpus().length - 1);
@@ -51,7 +53,7 @@ export async function endToEnd(ctx: BenchContext, report: Reporter): Promise<voi
     for (const c of CASES) {
       if (c.slow && decoder !== 'jpeg-js') continue; // one ipc-json row is enough: serialization dominates
       if (ctx.quick && !inQuickRun(c, decoder, fast)) continue;
-      const frames = c.slow ? (ctx.quick ? 1 : 8) : decoder === 'sharp' ? (ctx.quick ? 8 : 150) : ctx.quick ? 4 : 50;
+      const frames = c.slow ? (ctx.quick ? 1 : 8) : decoder !== 'jpeg-js' ? (ctx.quick ? 8 : 150) : ctx.quick ? 4 : 50;
       const args: E2eArgs = {
         channel: c.channel,
         ipcSerialization: c.ipcSerialization,
@@ -100,17 +102,18 @@ export async function endToEnd(ctx: BenchContext, report: Reporter): Promise<voi
     rows,
     method:
       `one fresh process per case (the analyzer's thread) with ${decoderCount} decoder process(es)/thread(s) (cores - 1) and maxInFlight 4; the clip's JPEGs (in memory, ` +
-      'cycled) are submitted as fast as the channel takes them, keeping the window one below maxInFlight so nothing is dropped; every ' +
+      'cycled) are submitted as fast as the channel takes them, to one camera whose ROI is the analyzer scenario\'s (40% of the frame), keeping the window one below maxInFlight so nothing is dropped; every ' +
       'frame goes through CameraAnalyzer.process() and the CountStore like in the daemon. decodeScale=4: the decoders hand over 320x180 ' +
-      'frames (sharp shrink-on-load; the portable decoder=jpeg-js path decodes these baseline JPEGs straight to 1/4 in the DCT domain) and the analyzer reads them 1:1 (its downscale is 4). CPU is the analyzer process (all threads) plus the ' +
+      'frames (sharp shrink-on-load; jpeg-turbo decodes in full and box-averages; the portable decoder=jpeg-js path decodes these baseline JPEGs straight to 1/4 in the DCT domain) and the analyzer reads them 1:1 (its downscale is 4). CPU is the analyzer process (all threads) plus the ' +
       'decoder processes (/proc), per frame; frames/s per core = 1000 / CPU ms per frame. Event-loop delay: perf_hooks.monitorEventLoopDelay ' +
-      '(1 ms resolution) on the analyzer thread during the measured frames. Warm-up frames (and the analyzer\'s background bootstrap) are not measured.',
+      '(1 ms resolution) on the analyzer thread during the measured frames. Not measured: the analyzer\'s start-up (background bootstrap, ground plane), run first on the clip\'s frames decoded in the probe process, and 12 warm-up frames through the pipeline.',
   });
   const cpuOf = (scenario: string, label: string): number | undefined => {
     const v = report.tables.find((t) => t.scenario === scenario)?.rows.find((r) => r.label.startsWith(label))?.values.cpu;
     return typeof v === 'number' ? v : undefined;
   };
   for (const decoder of decoders) {
+    if (!best.has(decoder)) continue; // not run in --quick
     const { r, name, scale } = best.get(decoder)!;
     // The most a pipeline can do per core is bounded by decoding plus analysing, measured alone in this run.
     const dec = cpuOf('decode', decodeLabel(decoder, scale));
@@ -124,8 +127,15 @@ export async function endToEnd(ctx: BenchContext, report: Reporter): Promise<voi
         note: `ceiling ${(1000 / (dec + an)).toFixed(0)} frames/s per core`,
       });
     }
-    const target = decoder === 'jpeg-js' ? 30 : 100;
-    report.ratio({ name: `end-to-end frames/s per core, ${name} (best configuration)`, value: 1000 / r.cpuMsPerFrame, target: `≥ ${target}`, met: 1000 / r.cpuMsPerFrame >= target });
+    // Issue 3's targets: ≥ 30 with jpeg-js, ≥ 100 with the fast decoder (the fastest installed); others for information.
+    const target = decoder === 'jpeg-js' ? 30 : decoder === fast ? 100 : undefined;
+    const perCore = 1000 / r.cpuMsPerFrame;
+    report.ratio({
+      name: `end-to-end frames/s per core, ${name} (best configuration)`,
+      value: perCore,
+      target: target === undefined ? 'info' : `≥ ${target}`,
+      met: target === undefined ? null : perCore >= target,
+    });
     report.ratio({ name: `end-to-end event-loop delay p99 ms, ${name} (best configuration)`, value: r.eldP99Ms, target: '≤ 10', met: r.eldP99Ms <= 10 });
   }
 }
