@@ -187,6 +187,7 @@ export class LineCounter {
   // Two physical vehicles cannot cross at the same place at the same moment: a second crossing there is a
   // fragment of the first vehicle's blob.
   private isDuplicate(line: number, direction: Direction, timeMs: number, along: number, size: number, windowMs: number): boolean {
+    if (windowMs <= 0) return false; // not a fragment by construction: neither checked nor a reference for others
     this.recent = this.recent.filter((r) => timeMs - r.timeMs < 4 * windowMs);
     for (const r of this.recent) {
       if (r.line === line && r.direction === direction && Math.abs(timeMs - r.timeMs) < windowMs && Math.abs(along - r.along) < 0.5 * Math.max(size, r.size)) {

@@ -31,6 +31,8 @@ export interface Track {
   hits: number;
   missed: number;
   lines: LineState;
+  /** While missed because its vehicle is inside a blob another track took: that track, and where in it the vehicle is. */
+  hidden?: { readonly by: Track; x: number; y: number };
 }
 
 export interface TrackerParams {
@@ -73,6 +75,10 @@ const SPEED_CHANGE_COST = 0.8;
 const MISSED_STEP = 0.5;
 // Established flow (sizes/s) against which a crossing is refused.
 const AGAINST_FLOW = 0.25;
+// Lateral distance, in vehicle sizes, beyond which two tracks merging into one blob are two vehicles abreast.
+const ABREAST = 0.5;
+// Relative difference of velocities within which two tracks merging into one blob travel together.
+const SAME_VELOCITY = 0.5;
 
 export class Tracker {
   tracks: Track[] = [];
@@ -204,6 +210,8 @@ export class Tracker {
     }
 
     cands.sort((a, b) => a.cost - b.cost);
+    // Where each track was, and how fast it went, before this frame's links (see hide).
+    const before = new Map(this.tracks.map((T) => [T, [T.x, T.y, T.vx, T.vy] as const]));
     const trackUsed = new Uint8Array(this.tracks.length);
     const detUsed = new Uint8Array(dets.length);
     const crossings: TrackCrossing[] = [];
@@ -246,7 +254,10 @@ export class Tracker {
         const gone = (tMs - T.lastT) / 1000;
         // Each further miss carries it on; but only a motion confirmed by a second link is carried over several
         // frames (one link may be a wrong one, and would walk a phantom across a line).
-        if (T.hasVel && (T.missed === 1 || T.hits >= 3) && !learnOnly) this.observeMissed(T, gone, tMs, crossings, dupWindowMs);
+        const hidden = T.hasVel && T.hits >= 3 ? this.hide(T, gone, tMs, dets, detUsed, before) : false;
+        if (hidden) {
+          if (!learnOnly) this.observeHidden(T, tMs, crossings);
+        } else if (T.hasVel && (T.missed === 1 || T.hits >= 3) && !learnOnly) this.observeMissed(T, gone, tMs, crossings, dupWindowMs);
         if (gone > this.p.trackMaxMissedSec && T.missed >= 2) continue;
         // A track seen once, with no motion of its own nor a usual motion where it is, has nothing to predict
         // with: after a missed frame any link would be a guess across the whole speed gate (at 1 fps, the
@@ -323,6 +334,7 @@ export class Tracker {
     T.x = D.x;
     T.y = D.y;
     T.det = D;
+    T.hidden = undefined;
     T.lastT = tMs;
     T.hits++;
     T.missed = 0;
@@ -385,6 +397,64 @@ export class Tracker {
     const px = G.x(G.gx(T.x, T.y) + MISSED_STEP * vx * gone, py);
     const { margin, accept } = this.lineRules(T.det, tMs);
     for (const c of this.lines.observe(T.lines, px, py, tMs, margin, T.det.size, T.firstX, T.firstY, dupWindowMs, accept)) {
+      out.push({ ...c, track: T, det: T.det });
+    }
+  }
+
+  /**
+   * Whether missed T's vehicle is inside a blob another track took this frame (two vehicles merged into one
+   * blob), and where: first where T is predicted, then moved with that blob, kept inside its box.
+   */
+  private hide(T: Track, gone: number, tMs: number, dets: readonly Detection[], detUsed: Uint8Array, before: Map<Track, readonly [number, number, number, number]>): boolean {
+    const h = T.hidden;
+    // Only a track that goes missing as it meets the blob: not one lost earlier that a blob happens to pass.
+    if (!h && T.missed !== 1) return false;
+    if (h) {
+      const prev = before.get(h.by);
+      const D = h.by.det;
+      if (!prev || h.by.lastT !== tMs) {
+        T.hidden = undefined;
+        return false;
+      }
+      // Moved with the blob, but only along its own motion, and never back: a merged blob's centroid also
+      // shifts as its vehicles' share of it changes.
+      const vx = h.x - T.x, vy = h.y - T.y;
+      const len = Math.hypot(vx, vy);
+      if (len === 0) return true;
+      const k = Math.max(0, ((h.by.x - prev[0]) * vx + (h.by.y - prev[1]) * vy) / len);
+      h.x = Math.min(D.bx + D.bw, Math.max(D.bx, h.x + (k * vx) / len));
+      h.y = Math.min(D.by + D.bh, Math.max(D.by, h.y + (k * vy) / len));
+      return true;
+    }
+    const G = this.ground;
+    const py = G.y(G.gy(T.y) + T.vy * gone);
+    if (Number.isNaN(py)) return false;
+    const px = G.x(G.gx(T.x, T.y) + T.vx * gone, py);
+    for (let di = 0; di < dets.length; di++) {
+      const D = dets[di]!;
+      if (!detUsed[di] || px < D.bx || px > D.bx + D.bw || py < D.by || py > D.by + D.bh) continue;
+      const by = this.tracks.find((B) => B !== T && B.det === D && B.missed === 0);
+      const prev = by && before.get(by);
+      if (!by || !prev || !by.hasVel) return false;
+      // Vehicles that stay merged travel together: at about the same velocity (before the merged link, which
+      // jumps to the blob's centroid). A blob passing by a slow track does not carry it along.
+      const [, , bvx, bvy] = prev;
+      if (Math.hypot(bvx - T.vx, bvy - T.vy) > SAME_VELOCITY * Math.max(Math.hypot(T.vx, T.vy), Math.hypot(bvx, bvy))) return false;
+      // Beside it, not ahead or behind: a vehicle in the next lane. Two tracks one behind the other in a lane,
+      // now one blob, are more likely the parts of one long vehicle, seen whole at last.
+      const mx = px - T.x, my = py - T.y;
+      const lateral = Math.abs((prev[0] - T.x) * my - (prev[1] - T.y) * mx) / Math.max(1e-9, Math.hypot(mx, my));
+      if (lateral < ABREAST * T.det.size) return false;
+      T.hidden = { by, x: px, y: py };
+      return true;
+    }
+    return false;
+  }
+
+  private observeHidden(T: Track, tMs: number, out: TrackCrossing[]): void {
+    const { margin, accept } = this.lineRules(T.det, tMs);
+    // No duplicate check (window 0): the other vehicle in the blob crosses at about the same time and place.
+    for (const c of this.lines.observe(T.lines, T.hidden!.x, T.hidden!.y, tMs, margin, T.det.size, T.firstX, T.firstY, 0, accept)) {
       out.push({ ...c, track: T, det: T.det });
     }
   }
