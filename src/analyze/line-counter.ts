@@ -92,7 +92,8 @@ export class LineCounter {
   /**
    * Feeds a track's new position. `margin` is the hysteresis half-width (px); (ox, oy) is where the track was
    * first seen: the crossing must agree with its overall motion. `dupWindowMs` is how close in time two
-   * crossings at the same place must be to be one vehicle seen as two blobs.
+   * crossings at the same place must be to be one vehicle seen as two blobs; 0 for a position that is known not
+   * to be a fragment (neither checked nor kept to check others against).
    */
   observe(
     st: LineState, x: number, y: number, tMs: number, margin: number, size: number, ox: number, oy: number, dupWindowMs: number,

@@ -252,12 +252,15 @@ export class Tracker {
       if (!trackUsed[ti]) {
         T.missed++;
         const gone = (tMs - T.lastT) / 1000;
-        // Each further miss carries it on; but only a motion confirmed by a second link is carried over several
-        // frames (one link may be a wrong one, and would walk a phantom across a line).
         const hidden = T.hasVel && T.hits >= 3 ? this.hide(T, gone, tMs, dets, detUsed, before) : false;
         if (hidden) {
-          if (!learnOnly) this.observeHidden(T, tMs, crossings);
-        } else if (T.hasVel && (T.missed === 1 || T.hits >= 3) && !learnOnly) this.observeMissed(T, gone, tMs, crossings, dupWindowMs);
+          // No duplicate check (window 0): the other vehicle in the blob crosses at about the same time and place.
+          if (!learnOnly) this.observe(T, T.hidden!.x, T.hidden!.y, tMs, crossings, 0);
+        } else if (T.hasVel && (T.missed === 1 || T.hits >= 3) && !learnOnly) {
+          // Each further miss carries it on; but only a motion confirmed by a second link is carried over several
+          // frames (one link may be a wrong one, and would walk a phantom across a line).
+          this.observeMissed(T, gone, tMs, crossings, dupWindowMs);
+        }
         if (gone > this.p.trackMaxMissedSec && T.missed >= 2) continue;
         // A track seen once, with no motion of its own nor a usual motion where it is, has nothing to predict
         // with: after a missed frame any link would be a guess across the whole speed gate (at 1 fps, the
@@ -281,7 +284,7 @@ export class Tracker {
       };
       this.created++;
       this.tracks.push(T);
-      if (!learnOnly) this.observe(T, D, tMs, crossings, dupWindowMs);
+      if (!learnOnly) this.observe(T, D.x, D.y, tMs, crossings, dupWindowMs);
     }
     return crossings;
   }
@@ -339,7 +342,7 @@ export class Tracker {
     T.hits++;
     T.missed = 0;
     if (!learnOnly) {
-      this.observe(T, D, tMs, out, dupWindowMs);
+      this.observe(T, D.x, D.y, tMs, out, dupWindowMs);
       if (firstLink) this.observeUnseenEntry(T, born, D, bornT, tMs, out, dupWindowMs);
     }
   }
@@ -395,10 +398,7 @@ export class Tracker {
     const py = G.y(G.gy(T.y) + MISSED_STEP * vy * gone);
     if (Number.isNaN(py)) return;
     const px = G.x(G.gx(T.x, T.y) + MISSED_STEP * vx * gone, py);
-    const { margin, accept } = this.lineRules(T.det, tMs);
-    for (const c of this.lines.observe(T.lines, px, py, tMs, margin, T.det.size, T.firstX, T.firstY, dupWindowMs, accept)) {
-      out.push({ ...c, track: T, det: T.det });
-    }
+    this.observe(T, px, py, tMs, out, dupWindowMs);
   }
 
   /**
@@ -451,14 +451,6 @@ export class Tracker {
     return false;
   }
 
-  private observeHidden(T: Track, tMs: number, out: TrackCrossing[]): void {
-    const { margin, accept } = this.lineRules(T.det, tMs);
-    // No duplicate check (window 0): the other vehicle in the blob crosses at about the same time and place.
-    for (const c of this.lines.observe(T.lines, T.hidden!.x, T.hidden!.y, tMs, margin, T.det.size, T.firstX, T.firstY, 0, accept)) {
-      out.push({ ...c, track: T, det: T.det });
-    }
-  }
-
   /**
    * The unlinked track seen once, one interval before T's first sighting `born`, that lies where T's first
    * link, run back one interval, puts it (from standing still there to a growing vehicle's longer step, as
@@ -488,9 +480,14 @@ export class Tracker {
     return best;
   }
 
-  private observe(T: Track, D: Detection, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
+  /**
+   * Feeds T's position (x, y) at tMs, where it was seen or is judged to be, to the line counter, with the margin
+   * and rules of its latest sighting; its crossings go to `out`.
+   */
+  private observe(T: Track, x: number, y: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
+    const D = T.det;
     const { margin, accept } = this.lineRules(D, tMs);
-    for (const c of this.lines.observe(T.lines, D.x, D.y, tMs, margin, D.size, T.firstX, T.firstY, dupWindowMs, accept)) {
+    for (const c of this.lines.observe(T.lines, x, y, tMs, margin, D.size, T.firstX, T.firstY, dupWindowMs, accept)) {
       out.push({ ...c, track: T, det: D });
     }
   }
