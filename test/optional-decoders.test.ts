@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { createDecoder, type DecodedImage } from '../dist/src/decode/decode-jpeg.js';
 import { SharedMemoryChannel } from '../dist/src/channel/shared-memory-channel.js';
-import { LIMITS, OPTIONAL_DECODERS, decodeReference, hasPackage, makeJpeg, sha1, truncated } from './helpers/jpeg-fixtures.js';
+import { LIMITS, OPTIONAL_DECODERS, decodeReference, hasJpegTurbo, hasPackage, makeJpeg, sha1, truncated } from './helpers/jpeg-fixtures.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 describe.each(OPTIONAL_DECODERS)('decoder $decoder', ({ decoder, pkg }) => {
@@ -75,7 +75,7 @@ describe.each(OPTIONAL_DECODERS)('decoder $decoder', ({ decoder, pkg }) => {
   });
 });
 
-test.skipIf(!hasPackage('@julusian/jpeg-turbo'))(
+test.skipIf(!hasJpegTurbo)(
   'shared channel with jpeg-turbo: frames decoded straight into the slots arrive intact, full size and small, as slots are reused',
   async () => {
     const decode = await createDecoder('jpeg-turbo');
