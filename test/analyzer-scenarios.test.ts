@@ -41,31 +41,30 @@ function expectWithin5Percent(report: ReturnType<typeof evaluateCounts>, label: 
   }
 }
 
-// Durations give roughly 20 or more vehicles per direction for each scenario's traffic volume.
-const CASES: { scenario: Scenario; fps: number; durationSec: number }[] = [
-  { scenario: 'default', fps: 1, durationSec: 150 },
-  { scenario: 'light', fps: 2, durationSec: 240 },
-  { scenario: 'dense', fps: 5, durationSec: 50 },
-  { scenario: 'side-by-side', fps: 2, durationSec: 60 },
-  { scenario: 'occlusion', fps: 1, durationSec: 60 },
-  { scenario: 'hard-shadows', fps: 2, durationSec: 75 },
-  { scenario: 'illumination-step', fps: 5, durationSec: 80 },
+// Durations give roughly 20 or more vehicles per direction for each scenario's traffic volume. `met`: the
+// scenario meets the target today, so `npm test` runs it too and a change that breaks it fails there.
+const CASES: { scenario: Scenario; fps: number; durationSec: number; jpegQuality?: number; met: boolean }[] = [
+  { scenario: 'default', fps: 1, durationSec: 150, met: false },
+  { scenario: 'light', fps: 2, durationSec: 240, met: true },
+  { scenario: 'dense', fps: 5, durationSec: 50, met: false },
+  { scenario: 'side-by-side', fps: 2, durationSec: 60, met: false },
+  { scenario: 'occlusion', fps: 1, durationSec: 60, met: false },
+  { scenario: 'hard-shadows', fps: 2, durationSec: 75, met: false },
+  { scenario: 'illumination-step', fps: 5, durationSec: 80, met: true },
+  { scenario: 'default', fps: 2, durationSec: 120, jpegQuality: 60, met: true },
 ];
 
-// The ≤5% targets of issue 4 are not met yet on every scenario (see README, "Accuracy"): they run with
-// `npm run test:accuracy` and are reported as skipped by `npm test` until they pass.
-const TARGETS = process.env.TC_ACCURACY_TARGETS === '1';
+// The ≤5% targets of issue 4 are not met yet on every scenario (see README, "Accuracy"): those not met run
+// with `npm run test:accuracy` (which runs all) and are reported as skipped by `npm test` until they pass.
+const ALL_TARGETS = process.env.TC_ACCURACY_TARGETS === '1';
 
-describe.runIf(TARGETS)('analyzer accuracy targets on simulated scenarios', () => {
+describe('analyzer accuracy targets on simulated scenarios', () => {
   for (const c of CASES) {
-    it(`${c.scenario} at ${c.fps} fps counts within 5% per direction`, () => {
-      expectWithin5Percent(countScene(c.scenario, c.fps, c.durationSec), `${c.scenario}@${c.fps}fps`);
-    }, 120_000);
+    const label = `${c.scenario}${c.jpegQuality ? ` through JPEG quality ${c.jpegQuality}` : ''} at ${c.fps} fps`;
+    it.runIf(c.met || ALL_TARGETS)(`${label} counts within 5% per direction`, () => {
+      expectWithin5Percent(countScene(c.scenario, c.fps, c.durationSec, c.jpegQuality), label);
+    }, 180_000);
   }
-
-  it('default through JPEG quality 60 at 2 fps counts within 5% per direction', () => {
-    expectWithin5Percent(countScene('default', 2, 120, 60), 'default@2fps q60');
-  }, 180_000);
 });
 
 describe('analyzer on a simulated empty road', () => {
