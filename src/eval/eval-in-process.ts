@@ -35,14 +35,15 @@ export function listJpegs(framesDir: string): string[] {
 export async function countFramesInProcess(
   camera: CameraConfig,
   framesDir: string,
-  opts: { fps: number; every: number; startMs?: number; decodeScale?: DecodeScale },
+  opts: { fps: number; every: number; first?: number; startMs?: number; decodeScale?: DecodeScale },
 ): Promise<InProcessResult> {
   const files = listJpegs(framesDir);
   const analyzer = new CameraAnalyzer(camera);
   const events: CrossingEvent[] = [];
   const startMs = opts.startMs ?? Date.UTC(2024, 0, 1);
   let frames = 0;
-  for (let k = 0; k < files.length; k += opts.every) {
+  // `first`: index of the first frame used, so every sampling phase of a lower frame rate can be tried.
+  for (let k = opts.first ?? 0; k < files.length; k += opts.every) {
     const bytes = readFileSync(join(framesDir, files[k]!));
     const full = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 512 });
     const img = boxAverageRgba({ width: full.width, height: full.height, data: full.data, scale: 1 }, opts.decodeScale ?? 1);
