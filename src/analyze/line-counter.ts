@@ -39,6 +39,23 @@ interface Geometry {
   len: number;
 }
 
+// How crossings so far run, along each line: per bin of BIN_PX px, a decaying tally of each direction.
+const BIN_PX = 16;
+const HABIT_DECAY_SEC = 900; // a changed traffic pattern (a contraflow during works) is followed within minutes
+// A crossing is against the line's habit where the crossings counted within one vehicle size of it ran the
+// other way at least AGAINST_MIN times (decayed: three in the last minutes), and its way no more than
+// AGAINST_SHARE of that.
+const AGAINST_MIN = 2.5;
+const AGAINST_SHARE = 0.1;
+
+interface Habit {
+  /** Per bin: decayed count of 'in' crossings, then of 'out' crossings. */
+  in: Float64Array;
+  out: Float64Array;
+  /** Time (ms) the tallies were last decayed to. */
+  t: number;
+}
+
 interface Recent {
   line: number;
   direction: Direction;
@@ -53,6 +70,7 @@ export class LineCounter {
   readonly outCounts: Int32Array;
   private readonly geo: Geometry[];
   private recent: Recent[] = [];
+  private readonly habits: Habit[];
 
   constructor(lines: readonly LineConfig[]) {
     this.ids = lines.map((l) => l.id);
@@ -63,6 +81,10 @@ export class LineCounter {
     });
     this.inCounts = new Int32Array(lines.length);
     this.outCounts = new Int32Array(lines.length);
+    this.habits = this.geo.map((g) => {
+      const n = Math.ceil(g.len / BIN_PX) + 1;
+      return { in: new Float64Array(n), out: new Float64Array(n), t: NaN };
+    });
   }
 
   get count(): number {
@@ -81,6 +103,11 @@ export class LineCounter {
     this.inCounts.fill(0);
     this.outCounts.fill(0);
     this.recent = [];
+    for (const h of this.habits) {
+      h.in.fill(0);
+      h.out.fill(0);
+      h.t = NaN;
+    }
   }
 
   /** Signed distance of (x, y) from line i: positive on the side an 'in' vehicle moves to. */
@@ -179,10 +206,31 @@ export class LineCounter {
     dupWindowMs: number, accept: (line: number, direction: Direction, x: number, y: number) => boolean, out: LineCrossing[],
   ): void {
     st.counted[i] = 1;
-    if (!accept(i, direction, cx, cy) || this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) return;
+    if (!accept(i, direction, cx, cy) || this.againstHabit(i, direction, timeMs, along, size) || this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) return;
     if (direction === 'in') this.inCounts[i]!++;
     else this.outCounts[i]!++;
+    const h = this.habits[i]!;
+    const bin = Math.min(h.in.length - 1, Math.max(0, Math.round(along / BIN_PX)));
+    (direction === 'in' ? h.in : h.out)[bin]! += 1;
     out.push({ line: i, direction, timeMs, x: cx, y: cy });
+  }
+
+  // Traffic at one stretch of a line runs one way: a crossing there against every crossing counted near it
+  // so far is a wrong link (at 1 fps, a track that took the vehicle behind its own), not a vehicle.
+  private againstHabit(line: number, direction: Direction, timeMs: number, along: number, size: number): boolean {
+    const h = this.habits[line]!;
+    if (!(timeMs <= h.t)) {
+      const f = Number.isNaN(h.t) ? 1 : Math.exp(-(timeMs - h.t) / 1000 / HABIT_DECAY_SEC);
+      for (let k = 0; k < h.in.length; k++) { h.in[k]! *= f; h.out[k]! *= f; }
+      h.t = timeMs;
+    }
+    const lo = Math.max(0, Math.floor((along - size) / BIN_PX)), hi = Math.min(h.in.length - 1, Math.ceil((along + size) / BIN_PX));
+    let same = 0, other = 0;
+    for (let k = lo; k <= hi; k++) {
+      same += (direction === 'in' ? h.in : h.out)[k]!;
+      other += (direction === 'in' ? h.out : h.in)[k]!;
+    }
+    return other >= AGAINST_MIN && same <= AGAINST_SHARE * other;
   }
 
   // Two physical vehicles cannot cross at the same place at the same moment: a second crossing there is a

@@ -1,0 +1,43 @@
+// Traffic at one stretch of a line runs one way: a crossing there against every crossing counted near it is a
+// wrong link (at 1 fps, a track that took the vehicle behind its own), not a vehicle. Elsewhere on the line, on
+// a stretch used both ways, or once the habit has faded, crossings of either direction count.
+import { expect, test } from 'vitest';
+import { LineCounter } from '../dist/src/analyze/line-counter.js';
+
+const SIZE = 40; // vehicle size, px
+const MARGIN = 8;
+
+/** A counter with one line along row 200; 'in' is moving down the image. */
+function counter(): LineCounter {
+  return new LineCounter([{ id: 'main', from: [0, 200], to: [1280, 200] }]);
+}
+
+/** One vehicle crossing at column x, seen at rows 300 and 100 ('out') or 100 and 300 ('in'), one second apart. */
+function cross(c: LineCounter, x: number, direction: 'in' | 'out', tSec: number): number {
+  const [y0, y1] = direction === 'in' ? [100, 300] : [300, 100];
+  const st = c.newState();
+  c.observe(st, x, y0, tSec * 1000, MARGIN, SIZE, x, y0, 700);
+  return c.observe(st, x, y1, tSec * 1000 + 1000, MARGIN, SIZE, x, y0, 700).length;
+}
+
+test('a crossing against every crossing counted near it is refused; elsewhere on the line it counts', () => {
+  const c = counter();
+  for (const [k, x] of [500, 520, 490].entries()) expect(cross(c, x, 'out', 10 * k)).toBe(1);
+  expect(cross(c, 510, 'in', 40)).toBe(0);
+  // Two vehicle sizes and more away, nothing is known yet: it counts.
+  expect(cross(c, 900, 'in', 50)).toBe(1);
+  expect([c.inCounts[0], c.outCounts[0]]).toEqual([1, 3]);
+});
+
+test('on a stretch used both ways, crossings of either direction count', () => {
+  const c = counter();
+  const dirs = ['out', 'in', 'out', 'out', 'in', 'out', 'in'] as const;
+  dirs.forEach((d, k) => expect(cross(c, 500 + 10 * (k % 3), d, 10 * k)).toBe(1));
+  expect([c.inCounts[0], c.outCounts[0]]).toEqual([3, 4]);
+});
+
+test('the habit fades: an hour later the other direction counts there again', () => {
+  const c = counter();
+  for (const [k, x] of [500, 520, 490].entries()) cross(c, x, 'out', 10 * k);
+  expect(cross(c, 510, 'in', 3600)).toBe(1);
+});
