@@ -3,13 +3,13 @@
 // each crossing's time, the lower rates are also counted from every other first frame (sampling phase),
 // against the crossings inside the frames' time span. Exits non-zero only on errors, never on accuracy misses.
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfigFile } from '../config/validate-config.js';
 import { TrafficCounterError } from '../errors.js';
-import { countFramesInProcess, listJpegs } from './eval-in-process.js';
-import { evaluateCounts, formatPct, loadTruthFile, type TruthFile } from './evaluate-counts.js';
+import { countFramesInProcess } from './eval-in-process.js';
+import { evaluateCounts, formatPct, readTruthJson, validateTruth, type TruthFile } from './evaluate-counts.js';
 
 const CLIP_FPS = 5; // the shared clips are served at 5 fps
 const EVERY = [1, 2, 5] as const;
@@ -58,21 +58,23 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
     const base = join(dir, clip);
     const config = loadConfigFile(join(base, 'config.json'), { requireUrl: false });
     const truthPath = join(base, 'truth.json');
-    const truth = loadTruthFile(truthPath);
-    const events = truthEvents(truthPath);
-    const frameCount = listJpegs(join(base, 'frames')).length;
+    const rawTruth = readTruthJson(truthPath);
+    const truth = validateTruth(rawTruth, truthPath);
+    const events = truthEvents(rawTruth);
     const count = async (every: number, first: number) => {
       const auto: { id: string; in: number; out: number }[] = [];
-      let ms = 0;
+      let ms = 0, frames = 0;
       for (const camera of config.cameras) {
         const res = await countFramesInProcess(camera, join(base, 'frames'), { fps: CLIP_FPS, every, first, decodeScale: config.decodeScale });
         auto.push(...res.lines);
         ms += res.avgMs;
+        frames = res.frames;
       }
-      return { auto, ms };
+      return { auto, ms, frames };
     };
     for (const every of EVERY) {
-      const { auto, ms } = await count(every, 0);
+      const firstPhase = await count(every, 0);
+      const { auto, ms } = firstPhase;
       const report = evaluateCounts({ lines: auto }, truth);
       // Rows with nothing to count and nothing counted say nothing: leave them out of the table.
       for (const r of report.rows) {
@@ -82,9 +84,9 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
       if (every === 1 || !events) continue;
       const phase: PhaseRow = { clip, fps: CLIP_FPS / every, weighted: [], auto: [], truth: [] };
       for (let first = 0; first < every; first++) {
-        const lines = first === 0 ? auto : (await count(every, first)).auto;
+        const { auto: lines, frames } = first === 0 ? firstPhase : await count(every, first);
         // Only crossings between the first and the last frame used can be seen.
-        const last = first + Math.floor((frameCount - 1 - first) / every) * every;
+        const last = first + (frames - 1) * every;
         const r = evaluateCounts({ lines }, truthBetween(events, Object.keys(truth.lines), first / CLIP_FPS, last / CLIP_FPS));
         phase.weighted.push(r.weightedAbsPctError);
         phase.auto.push(r.rows.reduce((a, x) => a + x.auto, 0));
@@ -97,11 +99,11 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
 }
 
 /**
- * The `events` list of a truth file (each with `t` in s from the first frame, `line` or `lineId`, and
+ * The `events` list of a truth file's JSON (each with `t` in s from the first frame, `line` or `lineId`, and
  * `direction`), or undefined when it has none or one without times.
  */
-function truthEvents(path: string): TruthEvent[] | undefined {
-  const doc = JSON.parse(readFileSync(path, 'utf8')) as { events?: unknown; startSec?: unknown };
+function truthEvents(raw: unknown): TruthEvent[] | undefined {
+  const doc = raw as { events?: unknown; startSec?: unknown };
   if (!Array.isArray(doc.events) || doc.events.length === 0) return undefined;
   // The simulator's clips give times on the scene's clock, starting at startSec.
   const t0 = typeof doc.startSec === 'number' ? doc.startSec : 0;

@@ -106,17 +106,20 @@ export function validateTruth(raw: unknown, source: string): TruthFile {
 
 /** Reads and validates a truth file. */
 export function loadTruthFile(path: string): TruthFile {
+  return validateTruth(readTruthJson(path), path);
+}
+
+/** A truth file's parsed JSON, not yet validated (its extra fields, such as `events`, included). */
+export function readTruthJson(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new ConfigError(`--truth ${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
   }
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
     throw new ConfigError(`--truth ${path}: not valid JSON (${(err as Error).message}); fix the syntax`, { cause: err });
   }
-  return validateTruth(raw, path);
 }
