@@ -60,6 +60,9 @@ export function hrNow(): bigint {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** How long a probe that has sent its result may take to exit before it is killed (see runProbe). */
+const EXIT_GRACE_MS = 2_000;
+
 /**
  * Runs a probe file (dist/bench/probes/*.js) in a fresh process, so that each measurement starts with a
  * clean heap, its own peak RSS and no JIT or GC state left by another scenario. Resolves with the probe's
@@ -76,7 +79,14 @@ export function runProbe<T>(file: string, args: unknown, timeoutMs = 120_000): P
     }, timeoutMs);
     child.on('message', (m: { result?: T; error?: string }) => {
       if (m.error) reject(new Error(`${file}: ${m.error}`));
-      else result = m.result;
+      else {
+        result = m.result;
+        // The result is in: the probe's own exit is not waited for beyond EXIT_GRACE_MS. Node 24 can deadlock in
+        // process.exit() (nodejs/node#54918: the main thread joins a V8 compile thread that waits for a GC), and
+        // such a probe would otherwise hold the bench until the timeout, with its result lost.
+        clearTimeout(timer);
+        setTimeout(() => child.kill('SIGKILL'), EXIT_GRACE_MS).unref();
+      }
     });
     child.on('exit', (code) => {
       clearTimeout(timer);
