@@ -43,6 +43,20 @@ describe('traffic-counter CLI', () => {
     expect(r.stderr).toContain('cameras[0].roi: polygon needs at least 3 points, got 2');
   });
 
+  it('eval names a truth line the config does not have, and the lines it has', async () => {
+    const dir = tempDir();
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ cameras: [{ id: 'c', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'northbound', from: [0, 50], to: [100, 50] }] }] }));
+    const truth = join(dir, 'truth.json');
+    writeFileSync(truth, JSON.stringify({ lines: { nortbound: { in: 3, out: 0 } } }));
+    // No frames folder at all: the mismatch is reported before any frame is read.
+    const r = await runCli(['eval', '--config', config, '--frames', join(dir, 'no-frames'), '--truth', truth]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('line "nortbound" not in --config');
+    expect(r.stderr).toContain('whose lines are "northbound"');
+    expect(r.stdout).toBe('');
+  });
+
   it('names --decode-scale when its value is not one the decoders offer', async () => {
     const dir = tempDir();
     const file = join(dir, 'config.json');

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluateCounts, formatEvalTable, loadTruthFile } from '../dist/src/eval/evaluate-counts.js';
+import { checkTruthLines, evaluateCounts, formatEvalTable, loadTruthFile } from '../dist/src/eval/evaluate-counts.js';
 
 describe('evaluateCounts', () => {
   it('reports per line and direction, and the weighted absolute % error', () => {
@@ -42,6 +42,17 @@ describe('evaluateCounts', () => {
     expect(text).toMatch(/main\s+in\s+23\s+24\s+-1\s+-4\.2%/);
     expect(text).toMatch(/main\s+out\s+1\s+0\s+\+1\s+n\/a/);
     expect(text).toMatch(/weighted absolute error: 8\.3% \(2 of 24\)/);
+  });
+});
+
+describe('checkTruthLines', () => {
+  it('accepts a truth that scores some or all of the camera\'s lines', () => {
+    expect(() => checkTruthLines({ lines: { a: { in: 1, out: 0 } } }, ['a', 'b'], 'truth.json', 'config.json')).not.toThrow();
+  });
+
+  it('names every truth line the camera lacks, and the ones it has', () => {
+    expect(() => checkTruthLines({ lines: { a: { in: 1, out: 0 }, x: { in: 0, out: 0 }, y: { in: 2, out: 2 } } }, ['a', 'b'], 'truth.json', 'config.json'))
+      .toThrow('truth.json: lines "x", "y" not in config.json, whose lines are "a", "b"');
   });
 });
 

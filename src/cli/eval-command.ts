@@ -5,7 +5,7 @@ import { REPLAY_FLAGS } from './replay-command.js';
 import { loadConfigFile } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { replayDirectory } from '../replay/replay-directory.js';
-import { evaluateCounts, formatEvalTable, loadTruthFile } from '../eval/evaluate-counts.js';
+import { checkTruthLines, evaluateCounts, formatEvalTable, loadTruthFile } from '../eval/evaluate-counts.js';
 import { UsageError } from '../errors.js';
 
 const HELP = `Usage: traffic-counter eval --config FILE --frames DIR --truth FILE [--fps N] [--every K] [--json]
@@ -41,6 +41,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     throw new UsageError(`eval: --config ${values.config} has ${config.cameras.length} cameras; eval compares one camera's lines with the truth file, so give a config with one camera`);
   }
   const truth = loadTruthFile(requireFlag('eval', 'truth', values.truth));
+  checkTruthLines(truth, config.cameras[0]!.lines.map((l) => l.id), `--truth ${values.truth}`, `--config ${values.config}`);
   const result = await replayDirectory(config, {
     framesDir: requireFlag('eval', 'frames', values.frames),
     fps: numberFlag('fps', values.fps, 2, { min: 0.001 }),

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { loadConfigFile } from '../config/validate-config.js';
 import { TrafficCounterError } from '../errors.js';
 import { countFramesInProcess } from './eval-in-process.js';
-import { evaluateCounts, formatPct, readTruthJson, validateTruth, type TruthFile } from './evaluate-counts.js';
+import { checkTruthLines, evaluateCounts, formatPct, readTruthJson, validateTruth, type TruthFile } from './evaluate-counts.js';
 
 const CLIP_FPS = 5; // the shared clips are served at 5 fps
 const EVERY = [1, 2, 5] as const;
@@ -60,6 +60,7 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
     const truthPath = join(base, 'truth.json');
     const rawTruth = readTruthJson(truthPath);
     const truth = validateTruth(rawTruth, truthPath);
+    checkTruthLines(truth, config.cameras.flatMap((c) => c.lines.map((l) => l.id)), truthPath, join(base, 'config.json'));
     const events = truthEvents(rawTruth);
     const count = async (every: number, first: number) => {
       const auto: { id: string; in: number; out: number }[] = [];

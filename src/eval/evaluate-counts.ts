@@ -104,6 +104,19 @@ export function validateTruth(raw: unknown, source: string): TruthFile {
   return { lines: out };
 }
 
+/**
+ * Throws when the truth names a line the camera does not have (a typo, or the truth of another camera): its
+ * counts would be scored against zero and every line the camera does have against a missing truth.
+ */
+export function checkTruthLines(truth: TruthFile, lineIds: readonly string[], truthSource: string, configSource: string): void {
+  const unknown = Object.keys(truth.lines).filter((id) => !lineIds.includes(id));
+  if (unknown.length === 0) return;
+  const names = unknown.map((id) => JSON.stringify(id)).join(', ');
+  throw new ConfigError(
+    `${truthSource}: ${unknown.length === 1 ? 'line' : 'lines'} ${names} not in ${configSource}, whose lines are ${lineIds.map((id) => JSON.stringify(id)).join(', ')}; use the config's line ids in the truth file, or the config the truth was counted for`,
+  );
+}
+
 /** Reads and validates a truth file. */
 export function loadTruthFile(path: string): TruthFile {
   return validateTruth(readTruthJson(path), path);
