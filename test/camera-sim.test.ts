@@ -144,6 +144,8 @@ describe('camera-sim scene', () => {
     expect(() => createScene({ seed: 1, scenario: 'rush-hour' as never })).toThrow(/scenario: unknown "rush-hour"; use one of default/);
     expect(() => createScene({ seed: -1 })).toThrow(/seed: must be an integer/);
     expect(() => createScene({ seed: 1, ...SMALL }).render(-1)).toThrow(/render\(t\): must be a time in seconds >= 0/);
+    expect(() => createScene({ seed: 1, pose: { height: 1 } })).toThrow(/pose\.height: must be a number from 3 to 40, got 1/);
+    expect(() => createScene({ seed: 1, pose: { tilt: 0.2 } as never })).toThrow(/pose\.tilt: unknown; use x, height, yaw, pitch, focalPerWidth/);
   });
 });
 

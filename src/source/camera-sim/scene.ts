@@ -3,7 +3,7 @@
 
 import jpeg from 'jpeg-js';
 import { ConfigError } from '../../errors.js';
-import { CameraModel } from './camera-model.js';
+import { CameraModel, DEFAULT_POSE, type CameraPose } from './camera-model.js';
 import { designCountingLines, type SimLine } from './counting-lines.js';
 import { FrameRenderer, type DrawVehicle } from './frame-renderer.js';
 import { Illumination } from './illumination.js';
@@ -29,6 +29,8 @@ export interface SceneOptions {
    * 'builtin' (default): 4:2:0 chroma like real cameras, ~3x faster; 'jpeg-js': jpeg-js's 4:4:4 encoder.
    */
   readonly jpegEncoder?: 'builtin' | 'jpeg-js';
+  /** Camera placement, over DEFAULT_POSE (a 9 m pole at the verge): other views of the same road. */
+  readonly pose?: Partial<CameraPose>;
 }
 
 export interface TruthCounts {
@@ -78,6 +80,25 @@ function checkInt(name: string, v: unknown, min: number, max: number): void {
   }
 }
 
+// Placements that still look at the road from above it: beyond these the lines' row misses the road.
+const POSE_LIMITS: Record<keyof CameraPose, [number, number]> = {
+  x: [-15, 15],
+  height: [3, 40],
+  yaw: [-0.8, 0.8],
+  pitch: [0.05, 1.2],
+  focalPerWidth: [0.4, 3],
+};
+
+function checkPose(pose: Partial<CameraPose> | undefined): void {
+  for (const [key, v] of Object.entries(pose ?? {})) {
+    const lim = POSE_LIMITS[key as keyof CameraPose];
+    if (!lim) throw new ConfigError(`camera-sim pose.${key}: unknown; use ${Object.keys(POSE_LIMITS).join(', ')}`);
+    if (typeof v !== 'number' || !(v >= lim[0] && v <= lim[1])) {
+      throw new ConfigError(`camera-sim pose.${key}: must be a number from ${lim[0]} to ${lim[1]}, got ${JSON.stringify(v)}`);
+    }
+  }
+}
+
 function checkTime(name: string, t: number): void {
   if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) {
     throw new ConfigError(`camera-sim ${name}: must be a time in seconds >= 0 since the simulation start, got ${String(t)}`);
@@ -105,7 +126,8 @@ export function createScene(opts: SceneOptions): Scene {
   let encoder: JpegEncoder | null = null;
 
   const params = SCENARIO_PARAMS[scenario];
-  const camera = new CameraModel(width, height);
+  checkPose(opts.pose);
+  const camera = new CameraModel(width, height, { ...DEFAULT_POSE, ...opts.pose });
   const design = designCountingLines(camera);
   const sim = new TrafficSimulation(seed, params, camera, design.lines, design.row);
   const light = new Illumination(seed, params);
