@@ -146,6 +146,7 @@ describe('camera-sim scene', () => {
     expect(() => createScene({ seed: 1, ...SMALL }).render(-1)).toThrow(/render\(t\): must be a time in seconds >= 0/);
     expect(() => createScene({ seed: 1, pose: { height: 1 } })).toThrow(/pose\.height: must be a number from 3 to 40, got 1/);
     expect(() => createScene({ seed: 1, pose: { tilt: 0.2 } as never })).toThrow(/pose\.tilt: unknown; use x, height, yaw, pitch, focalPerWidth/);
+    expect(() => createScene({ seed: 1, pose: JSON.parse('{"constructor": 1}') })).toThrow(/pose\.constructor: unknown/);
   });
 });
 

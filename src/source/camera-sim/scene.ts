@@ -80,7 +80,8 @@ function checkInt(name: string, v: unknown, min: number, max: number): void {
   }
 }
 
-// Placements that still look at the road from above it: beyond these the lines' row misses the road.
+// Plausible placements of a road camera (metres, radians, focal length per image width); not every
+// combination keeps the road in view.
 const POSE_LIMITS: Record<keyof CameraPose, [number, number]> = {
   x: [-15, 15],
   height: [3, 40],
@@ -91,8 +92,8 @@ const POSE_LIMITS: Record<keyof CameraPose, [number, number]> = {
 
 function checkPose(pose: Partial<CameraPose> | undefined): void {
   for (const [key, v] of Object.entries(pose ?? {})) {
+    if (!Object.hasOwn(POSE_LIMITS, key)) throw new ConfigError(`camera-sim pose.${key}: unknown; use ${Object.keys(POSE_LIMITS).join(', ')}`);
     const lim = POSE_LIMITS[key as keyof CameraPose];
-    if (!lim) throw new ConfigError(`camera-sim pose.${key}: unknown; use ${Object.keys(POSE_LIMITS).join(', ')}`);
     if (typeof v !== 'number' || !(v >= lim[0] && v <= lim[1])) {
       throw new ConfigError(`camera-sim pose.${key}: must be a number from ${lim[0]} to ${lim[1]}, got ${JSON.stringify(v)}`);
     }
