@@ -225,10 +225,11 @@ export class LineCounter {
       h.t = timeMs;
     }
     const lo = Math.max(0, Math.floor((along - size) / BIN_PX)), hi = Math.min(h.in.length - 1, Math.ceil((along + size) / BIN_PX));
+    const [mine, theirs] = direction === 'in' ? [h.in, h.out] : [h.out, h.in];
     let same = 0, other = 0;
     for (let k = lo; k <= hi; k++) {
-      same += (direction === 'in' ? h.in : h.out)[k]!;
-      other += (direction === 'in' ? h.out : h.in)[k]!;
+      same += mine[k]!;
+      other += theirs[k]!;
     }
     return other >= AGAINST_MIN && same <= AGAINST_SHARE * other;
   }
