@@ -20,12 +20,18 @@ export class GroundPlane {
     private readonly top: number,
   ) {}
 
-  /** Refreshes the horizon from the perspective model; keeps the identity map while it is unusable. */
+  /**
+   * Refreshes the horizon from the perspective model; keeps the identity map while there is none (widths do
+   * not grow down the image, or too few samples yet).
+   */
   refresh(): void {
-    const yh = this.persp.ready ? this.persp.horizon() : NaN;
-    // The horizon must lie above the ROI, with room: nearer means the fit is noise, not geometry.
+    let yh = this.persp.ready ? this.persp.horizon() : NaN;
+    // The horizon must lie above the ROI, with room: a fit nearer than that (few samples, at 1 fps) is held
+    // at the nearest row allowed. That is still much nearer the fit than the identity map, which stands for
+    // a horizon infinitely far above, and it keeps the map from switching off and on as samples come in.
+    if (Number.isFinite(yh)) yh = Math.min(yh, this.top - 0.1 * (this.yref - this.top) - 1);
     const zref = this.yref - yh;
-    this.active = Number.isFinite(yh) && yh < this.top - 0.1 * (this.yref - this.top) && zref > 0;
+    this.active = Number.isFinite(yh) && zref > 0;
     if (this.active) {
       this.yh = yh;
       this.zref = zref;

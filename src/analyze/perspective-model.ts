@@ -4,12 +4,12 @@
 const BANDS = 8;
 const PER_BAND = 48; // recent samples kept per band
 const MIN_SAMPLES = 12; // total samples before the model is used
-// Sizes are compared in log units: a kernel of 0.1 (±10%) resolves a single vehicle from two merged ones
-// (area ×2, size ×1.4) and from a fragment; samples within ±NEAR_MODE (±25%) of the mode are that vehicle.
-const KDE_WIDTH = 0.1;
+// Sizes are compared in log units: samples within ±NEAR_MODE (±25%) of the typical line are that vehicle,
+// which sets it apart from two merged ones (area ×2, size ×1.4), lorries and fragments.
 const NEAR_MODE = 0.25;
-const KDE_STEP = 0.02; // log units per histogram bin
-const KDE_RANGE = 1.5; // log ratios beyond ±1.5 (a factor of 4.5) are ignored: neither vehicle nor pair
+// Candidate horizons for the consensus line: HORIZON_CANDIDATES rows, spaced by growing steps (×HORIZON_STEP).
+const HORIZON_CANDIDATES = 49;
+const HORIZON_STEP = 1.12;
 
 export class PerspectiveModel {
   private readonly y0: number;
@@ -28,7 +28,12 @@ export class PerspectiveModel {
   private f = 0;
   private dirty = false;
   private minSize = 0;
-  private readonly kdeHist = new Float64Array(Math.round((2 * KDE_RANGE) / KDE_STEP) + 1);
+  // Scratch for consensusLine: log sizes sorted within each band, two buffers for merging the log ratios to a
+  // candidate line, and each band's start offset.
+  private readonly consLogSize = new Float64Array(BANDS * PER_BAND);
+  private readonly consA = new Float64Array(BANDS * PER_BAND);
+  private readonly consB = new Float64Array(BANDS * PER_BAND);
+  private readonly consStart = new Int32Array(BANDS + 1);
 
   /** top/bottom: the ROI's full-resolution row range. */
   constructor(top: number, bottom: number) {
@@ -94,32 +99,25 @@ export class PerspectiveModel {
   }
 
   // The typical vehicle is the commonest blob size, not the median: blobs of two vehicles that stayed one
-  // (followers at 1-2 fps, neighbours abreast) and fragments of one vehicle (a dark car broken at its
+  // (followers at 1-2 fps, neighbours abreast), lorries, and fragments of one vehicle (a dark car broken at its
   // windscreen) form modes of their own above and below it, and either can hold half the samples or half
-  // the area of a band in dense or dark traffic. Sizes grow linearly down the image, so every sample is
-  // compared with a line through the bands: the mode of log(size / line) over all bands together is the
-  // single vehicle, and each band's median over the samples near that mode refits the line.
+  // the area of a band in dense, heavy or dark traffic. Sizes grow in proportion to the distance below the
+  // horizon, so the typical vehicle is the line size = k·(y − yh) that the most samples, over all bands
+  // together, lie near (see consensusLine); each band's median over the samples near it refits the line.
   private fit(): void {
     if (!this.dirty || !this.ready) return;
     this.dirty = false;
-    // Start: a line through the per-band medians (any mode mix), used only to compare bands with each other.
+    let bandsWithSamples = 0;
+    for (let i = 0; i < BANDS; i++) if (this.samplesIn(i) >= 3) bandsWithSamples++;
+    if (bandsWithSamples === 0) return;
+    let [a, b] = this.consensusLine();
     let ys: number[] = [], ss: number[] = [], ws: number[] = [], hs: number[] = [], wt: number[] = [];
-    for (let i = 0; i < BANDS; i++) {
-      const n = this.samplesIn(i);
-      if (n < 3) continue;
-      ys.push(this.bandY(i));
-      ss.push(median(Array.from(this.sizes[i]!.subarray(0, n))));
-      wt.push(n);
-    }
-    if (ys.length === 0) return;
-    let [a, b] = lineFit(ys, ss, wt);
     for (let iter = 0; iter < 2; iter++) {
-      const mode = this.logRatioMode(a, b);
       ys = []; ss = []; ws = []; hs = []; wt = [];
       for (let i = 0; i < BANDS; i++) {
         const expected = Math.max(1, a + b * this.bandY(i));
         const keep: number[] = [];
-        for (let k = 0, n = this.samplesIn(i); k < n; k++) if (Math.abs(Math.log(this.sizes[i]![k]! / expected) - mode) <= NEAR_MODE) keep.push(k);
+        for (let k = 0, n = this.samplesIn(i); k < n; k++) if (Math.abs(Math.log(this.sizes[i]![k]! / expected)) <= NEAR_MODE) keep.push(k);
         if (keep.length < 2) continue;
         ys.push(this.bandY(i));
         ss.push(median(keep.map((k) => this.sizes[i]![k]!)));
@@ -136,6 +134,66 @@ export class PerspectiveModel {
     this.minSize = 0.25 * Math.min(...ss);
   }
 
+  /**
+   * The line size = k·(y − yh) that the most samples lie within ±NEAR_MODE of, over candidate horizons yh
+   * from just above the top band to far above it (towards a camera looking straight down, where sizes hardly
+   * grow). Bands holding mostly lorries or merged pairs cannot tilt it, as they tilt a line through the
+   * bands' medians: at the start, at 1 fps, a few lorries near the camera and cars far away made such a line
+   * three times too steep, and with blobs filtered and merged by it the model never recovered.
+   */
+  private consensusLine(): [number, number] {
+    // Each band's log sizes, sorted once: a candidate horizon shifts a whole band by one amount, so the
+    // sorted log ratios over all bands are a merge of the bands' sorted lists.
+    const ls = this.consLogSize, start = this.consStart;
+    let m = 0, ymin = Infinity;
+    for (let i = 0; i < BANDS; i++) {
+      start[i] = m;
+      const n = this.samplesIn(i);
+      for (let k = 0; k < n; k++) ls[m + k] = Math.log(this.sizes[i]![k]!);
+      ls.subarray(m, m + n).sort();
+      m += n;
+      if (n > 0 && this.bandY(i) < ymin) ymin = this.bandY(i);
+    }
+    start[BANDS] = m;
+    const span = this.bandH * BANDS;
+    let best: [number, number] = [0, 0], bestCount = 0;
+    for (let j = 0; j < HORIZON_CANDIDATES; j++) {
+      // Candidates closer together near the top band, where the fitted sizes depend most on yh.
+      const yh = ymin - 0.5 * this.bandH - (span * (Math.pow(HORIZON_STEP, j) - 1)) / 1.3;
+      // Shifted bands into one buffer, then merged pairwise (8 → 4 → 2 → 1 sorted runs).
+      let src = this.consA, dst = this.consB;
+      for (let i = 0; i < BANDS; i++) {
+        const sh = start[i + 1]! > start[i]! ? Math.log(this.bandY(i) - yh) : 0;
+        for (let k = start[i]!; k < start[i + 1]!; k++) src[k] = ls[k]! - sh;
+      }
+      for (let width = 1; width < BANDS; width *= 2) {
+        for (let i = 0; i < BANDS; i += 2 * width) {
+          let a = start[i]!, b = start[Math.min(BANDS, i + width)]!, o = a;
+          const aEnd = b, bEnd = start[Math.min(BANDS, i + 2 * width)]!;
+          while (a < aEnd && b < bEnd) dst[o++] = src[a]! <= src[b]! ? src[a++]! : src[b++]!;
+          while (a < aEnd) dst[o++] = src[a++]!;
+          while (b < bEnd) dst[o++] = src[b++]!;
+        }
+        const t = src; src = dst; dst = t;
+      }
+      const vals = src;
+      // The densest window for this horizon (the smaller sizes on a tie: pairs and lorries are bigger).
+      let count = 0, centre = 0;
+      for (let lo = 0, hi = 0; hi < m; hi++) {
+        while (vals[hi]! - vals[lo]! > 2 * NEAR_MODE) lo++;
+        if (hi - lo + 1 > count) { count = hi - lo + 1; centre = (vals[hi]! + vals[lo]!) / 2; }
+      }
+      // Equal counts go to the farther horizon: no more perspective than the samples demand. With samples in
+      // a few bands only (at 1 fps, the far end of a receding road), many slopes hold the same samples.
+      if (count >= bestCount) {
+        bestCount = count;
+        const k = Math.exp(centre);
+        best = [-k * yh, k];
+      }
+    }
+    return best;
+  }
+
   /** Samples held in band i (the newest PER_BAND). */
   private samplesIn(i: number): number {
     return Math.min(this.counts[i]!, PER_BAND);
@@ -144,33 +202,6 @@ export class PerspectiveModel {
   /** Centre row of band i, full px. */
   private bandY(i: number): number {
     return this.y0 + (i + 0.5) * this.bandH;
-  }
-
-  /** Densest value of log(size / (a + b·y)) over every sample, by a Gaussian kernel of width KDE_WIDTH. */
-  private logRatioMode(a: number, b: number): number {
-    // Samples binned at KDE_STEP, then the kernel (cut at 3 widths) is run over the bins: a few thousand
-    // operations per fit instead of one exp per sample per candidate.
-    const hist = this.kdeHist;
-    hist.fill(0);
-    for (let i = 0; i < BANDS; i++) {
-      const expected = Math.max(1, a + b * this.bandY(i));
-      const n = this.samplesIn(i);
-      for (let k = 0; k < n; k++) {
-        const bin = Math.round((Math.log(this.sizes[i]![k]! / expected) + KDE_RANGE) / KDE_STEP);
-        if (bin >= 0 && bin < hist.length) hist[bin]!++;
-      }
-    }
-    const reach = Math.ceil((3 * KDE_WIDTH) / KDE_STEP);
-    const inv = (KDE_STEP * KDE_STEP) / (2 * KDE_WIDTH * KDE_WIDTH);
-    let best = 0, bestD = -1;
-    for (let m = 0; m < hist.length; m++) {
-      let dens = 0;
-      for (let j = Math.max(0, m - reach); j <= Math.min(hist.length - 1, m + reach); j++) {
-        if (hist[j]) dens += hist[j]! * Math.exp(-(j - m) * (j - m) * inv);
-      }
-      if (dens > bestD) { bestD = dens; best = m; }
-    }
-    return best * KDE_STEP - KDE_RANGE;
   }
 }
 
