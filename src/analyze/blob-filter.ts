@@ -232,6 +232,11 @@ function thumbnail(c: Component, labels: Int32Array, cur: Planes, w: number, gro
 // blobs; blobs whose joint box still fits one typical vehicle at that row (with MERGE_SLACK) are one.
 // Two vehicles, whether following or side by side, make a joint box about twice as long or wide.
 const MERGE_SLACK = 1.3;
+// ... and the parts of one vehicle lie next to each other: a part joins a group only within MERGE_GAP × the
+// typical vehicle's size of one of its members (a windscreen's width or less). A joint box alone lets a far
+// car join a lorry near the camera, or several cars one blob, whenever the typical size is overestimated
+// (lorries at the start of dense traffic); the merged blobs then teach nothing, and the model stays wrong.
+const MERGE_GAP = 0.25;
 
 function mergeFragments(comps: readonly Component[], geom: RoiGeometry, persp: PerspectiveModel, groupOf: Int32Array): Component[] {
   if (!persp.ready || comps.length < 2) return comps as Component[];
@@ -245,7 +250,7 @@ function mergeFragments(comps: readonly Component[], geom: RoiGeometry, persp: P
       const minY = Math.min(g.box.minY, c.minY), maxY = Math.max(g.box.maxY, c.maxY);
       const cy = geom.y0 + ((minY + maxY) / 2 + 0.5) * s;
       const w = persp.width(cy), h = persp.height(cy);
-      if ((maxX - minX + 1) * s <= MERGE_SLACK * w && (maxY - minY + 1) * s <= MERGE_SLACK * h) {
+      if ((maxX - minX + 1) * s <= MERGE_SLACK * w && (maxY - minY + 1) * s <= MERGE_SLACK * h && nextTo(c, g.members, (MERGE_GAP * persp.size(cy)) / s)) {
         const b = g.box;
         b.minX = minX; b.maxX = maxX; b.minY = minY; b.maxY = maxY;
         b.area += c.area; b.sumX += c.sumX; b.sumY += c.sumY; b.sumR += c.sumR; b.sumG += c.sumG; b.sumB += c.sumB;
@@ -261,4 +266,14 @@ function mergeFragments(comps: readonly Component[], geom: RoiGeometry, persp: P
     for (const m of g.members) groupOf[m.label] = k + 1;
     return { ...g.box, label: -(k + 1) };
   });
+}
+
+/** True when c's box is within maxGap working px (along x and along y) of one of the members' boxes. */
+function nextTo(c: Component, members: readonly Component[], maxGap: number): boolean {
+  for (const m of members) {
+    const gapX = Math.max(m.minX, c.minX) - Math.min(m.maxX, c.maxX) - 1;
+    const gapY = Math.max(m.minY, c.minY) - Math.min(m.maxY, c.maxY) - 1;
+    if (gapX <= maxGap && gapY <= maxGap) return true;
+  }
+  return false;
 }

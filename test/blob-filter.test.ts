@@ -1,0 +1,45 @@
+// Blobs → vehicle detections: the parts of one vehicle are joined, separate vehicles are not, even when the
+// learnt typical vehicle is too large.
+import { describe, expect, it } from 'vitest';
+import { componentsToDetections } from '../dist/src/analyze/blob-filter.js';
+import { ComponentLabeler } from '../dist/src/analyze/connected-components.js';
+import { allocPlanes } from '../dist/src/analyze/background-model.js';
+import { buildRoiGeometry } from '../dist/src/analyze/roi-mask.js';
+import { PerspectiveModel } from '../dist/src/analyze/perspective-model.js';
+import { ANALYZER_DEFAULTS } from '../dist/src/analyze/analyzer-options.js';
+
+const W = 640, H = 480, SCALE = 4;
+
+/** Detections of the given full-resolution rectangles [x, y, w, h] of foreground, with a flat perspective model. */
+function detect(rects: [number, number, number, number][], typical: { size: number; width: number; height: number }) {
+  const geom = buildRoiGeometry([[0, 0], [W, 0], [W, H], [0, H]], SCALE);
+  const n = geom.width * geom.height;
+  const fg = new Uint8Array(n);
+  for (const [x, y, w, h] of rects) {
+    for (let r = y / SCALE; r < (y + h) / SCALE; r++) for (let c = x / SCALE; c < (x + w) / SCALE; c++) fg[r * geom.width + c] = 1;
+  }
+  const cur = allocPlanes(n);
+  cur.r.fill(90); cur.g.fill(90); cur.b.fill(90);
+  const labeler = new ComponentLabeler(n);
+  const comps = labeler.label(fg, geom.width, geom.height, cur);
+  // The same typical vehicle at every row (a camera looking down), learnt from enough samples.
+  const persp = new PerspectiveModel(0, H);
+  for (let y = 30; y < H; y += 30) for (let i = 0; i < 3; i++) persp.add(y, typical.size, typical.width, typical.height);
+  expect(persp.ready).toBe(true);
+  return componentsToDetections(comps, labeler.labels, cur, geom, persp, ANALYZER_DEFAULTS);
+}
+
+describe('blob filter', () => {
+  it('joins a car broken at its windscreen into one detection', () => {
+    // Bonnet and roof, 100 px wide, with a 12-px windscreen the colour of the road between them.
+    const dets = detect([[200, 200, 100, 32], [200, 244, 100, 28]], { size: 80, width: 100, height: 70 });
+    expect(dets).toHaveLength(1);
+    expect(dets[0]!.bh).toBe(72);
+  });
+
+  it('keeps two cars apart when their joint box fits the typical vehicle of a model that learnt lorries', () => {
+    // Two 80x64 cars 80 px apart across and 48 px apart along: their joint box (240x176) fits a 240x200 lorry.
+    const dets = detect([[40, 40, 80, 64], [200, 152, 80, 64]], { size: 200, width: 240, height: 200 });
+    expect(dets.map((d) => [d.bx, d.by, d.bw, d.bh]).sort((a, b) => a[0]! - b[0]!)).toEqual([[40, 40, 80, 64], [200, 152, 80, 64]]);
+  });
+});
