@@ -25,16 +25,15 @@ export class GroundPlane {
    * not grow down the image, or too few samples yet).
    */
   refresh(): void {
-    let yh = this.persp.ready ? this.persp.horizon() : NaN;
+    const yh = this.persp.ready ? this.persp.horizon() : NaN;
     // The horizon must lie above the ROI, with room: a fit nearer than that (few samples, at 1 fps) is held
     // at the nearest row allowed. That is still much nearer the fit than the identity map, which stands for
     // a horizon infinitely far above, and it keeps the map from switching off and on as samples come in.
-    if (Number.isFinite(yh)) yh = Math.min(yh, this.top - 0.1 * (this.yref - this.top) - 1);
-    const zref = this.yref - yh;
-    this.active = Number.isFinite(yh) && zref > 0;
+    // Held above the ROI's top, the horizon is above the reference row (the ROI's middle): zref > 0.
+    this.active = Number.isFinite(yh);
     if (this.active) {
-      this.yh = yh;
-      this.zref = zref;
+      this.yh = Math.min(yh, this.top - 0.1 * (this.yref - this.top) - 1);
+      this.zref = this.yref - this.yh;
     }
   }
 
