@@ -142,7 +142,13 @@ export class Tracker {
         if (Number.isNaN(qy)) continue; // predicted beyond the horizon: it has left
         qx = G.x(tgx + gvx * dt, qy);
         grow = this.persp.ready ? this.persp.size(qy) / this.persp.size(T.y) : 1;
-        R = 0.6 * T.det.size * Math.max(1, grow) + (mode === 'vel' ? 0.25 : 0.35) * Math.hypot(qx - T.x, qy - T.y);
+        // The gate allows for the prediction's error over the part of the step that can be seen: a vehicle
+        // predicted to leave the view (a long step near the camera, often far beyond the frame) is not looked
+        // for out there, and the error of a step it cannot be seen on must not widen the gate over the whole
+        // frame (at 1 fps a track leaving at the bottom took a car entering there in the other direction).
+        const vis = Math.min(1, this.visibleFraction(T.x, T.y, qx - T.x, qy - T.y));
+        const growVis = this.persp.ready ? this.persp.size(T.y + vis * (qy - T.y)) / this.persp.size(T.y) : 1;
+        R = 0.6 * T.det.size * Math.max(1, growVis) + (mode === 'vel' ? 0.25 : 0.35) * vis * Math.hypot(qx - T.x, qy - T.y);
       }
       const first = cands.length;
       let simSum = 0;
@@ -570,6 +576,14 @@ export class Tracker {
       if (d < bestD) { bestD = d; best = i; }
     }
     return this.normals[best]!;
+  }
+
+  /** Fraction of the step (mx, my) from (x, y) that stays inside the ROI's bounds (Infinity for no step). */
+  private visibleFraction(x: number, y: number, mx: number, my: number): number {
+    const b = this.bounds;
+    const kx = mx > 0 ? (b.x1 - x) / mx : mx < 0 ? (b.x0 - x) / mx : Infinity;
+    const ky = my > 0 ? (b.y1 - y) / my : my < 0 ? (b.y0 - y) / my : Infinity;
+    return Math.max(0, Math.min(kx, ky));
   }
 
   private outside(x: number, y: number, size: number): boolean {

@@ -14,9 +14,12 @@ export const HORIZON = 100;
 /** A vehicle's image size is proportional to its distance below the horizon. */
 export const sizeAt = (y: number): number => 0.3 * (y - HORIZON);
 
-/** Known perspective, but no horizon offered: the tracker works without a road plane (image steps). */
-function stubPerspective(): PerspectiveModel {
-  return { ready: true, size: sizeAt, horizon: () => NaN, add: () => {} } as unknown as PerspectiveModel;
+/**
+ * Known perspective; by default no horizon offered, so the tracker works without a road plane (image
+ * steps); with `roadPlane`, the true horizon, so it predicts on the road plane.
+ */
+function stubPerspective(roadPlane: boolean): PerspectiveModel {
+  return { ready: true, size: sizeAt, horizon: () => (roadPlane ? HORIZON : NaN), add: () => {} } as unknown as PerspectiveModel;
 }
 
 /** A red square vehicle of the typical size for its row. */
@@ -27,8 +30,8 @@ export function car(x: number, y: number): Detection {
   return { x, y, area: s * s, size: s, bx: x - s / 2, by: y - s / 2, bw: s, bh: s, r: 200, g: 40, b: 40, thumb, whole: true };
 }
 
-export function tracker(): { T: Tracker; flow: FlowPrior } {
-  const persp = stubPerspective();
+export function tracker(opts: { roadPlane?: boolean } = {}): { T: Tracker; flow: FlowPrior } {
+  const persp = stubPerspective(opts.roadPlane ?? false);
   const lines = new LineCounter([{ id: 'main', from: [0, LINE_Y], to: [W, LINE_Y] }]);
   const flow = new FlowPrior(0, 150, W, H - 150, 48, ANALYZER_DEFAULTS.maxSpeedSizesPerSec);
   const ground = new GroundPlane(persp, W / 2, (150 + H) / 2, 150);
