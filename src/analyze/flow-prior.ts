@@ -111,6 +111,16 @@ export class FlowPrior {
     acc.fill(0);
     lat.fill(0);
     let total = this.addCell(i, tSec, acc, lat);
+    const own = total;
+    // The cell's own few votes, each way: borrowed evidence may fill in a thin cell, not overrule it.
+    let ownPos = 0, ownNeg = 0;
+    const half = (this.bins - 1) / 2;
+    if (own > 0 && own < MIN_WEIGHT) {
+      for (let k = 0; k < this.bins; k++) {
+        if (k > half) ownPos += acc[k]!;
+        else if (k < half) ownNeg += acc[k]!;
+      }
+    }
     if (total < MIN_WEIGHT) {
       const c0 = i % this.cols, r0 = (i - c0) / this.cols;
       for (let r = Math.max(0, r0 - 1); r <= Math.min(this.rows - 1, r0 + 1); r++) {
@@ -129,7 +139,9 @@ export class FlowPrior {
     // Centre of mass of the peak's three bins: finer than a bin.
     let s = 0, w = 0, l = 0;
     for (let k = Math.max(0, best - 1); k <= Math.min(this.bins - 1, best + 1); k++) { s += k * acc[k]!; w += acc[k]!; l += lat[k]!; }
-    const half = (this.bins - 1) / 2;
+    // A thin cell whose own votes mostly go the other way than its neighbours' lies between lanes of
+    // opposite directions (a cell of one lane beside cells of the other): it has no usual motion.
+    if (own < MIN_WEIGHT && (s / w > half ? ownNeg > ownPos : ownPos > ownNeg)) return undefined;
     return { along: (s / w - half) * BIN, lateral: l / w, weight: total };
   }
 
