@@ -2,10 +2,7 @@
 // px below it). The link gate allows for the prediction's error only over the part of the step inside the
 // view: otherwise it spans the frame's whole bottom, and the leaving track takes a vehicle entering there.
 import { expect, it } from 'vitest';
-import { HORIZON, LINE_Y, car, tracker } from './helpers/tracker-rig.js';
-
-/** Rows of a vehicle at constant road speed seen at 1 fps: 1/(y − horizon) changes by the same step each second. */
-const rows = (z0: number, dz: number, n: number): number[] => Array.from({ length: n }, (_, k) => HORIZON + 1 / (z0 - k * dz));
+import { HORIZON, LINE_Y, car, rowsAtConstantSpeed as rows, tracker } from './helpers/tracker-rig.js';
 
 it('a track leaving at the bottom does not take a vehicle entering beside it in the other direction, which is counted', () => {
   const { T } = tracker({ roadPlane: true });

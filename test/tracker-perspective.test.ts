@@ -2,14 +2,9 @@
 // frame to frame (its image speed grows with the square of its image size). The tracker must still link it
 // across the line, or it is lost and never counted.
 import { expect, it } from 'vitest';
-import { HORIZON, LINE_Y, car, tracker as rig } from './helpers/tracker-rig.js';
+import { LINE_Y, car, rowsAtConstantSpeed as approach, tracker as rig } from './helpers/tracker-rig.js';
 
 const tracker = () => rig().T;
-
-/** Rows of a vehicle at constant road speed seen at 1 fps: 1/(y − horizon) falls by the same step each second. */
-function approach(z0: number, dz: number, n: number): number[] {
-  return Array.from({ length: n }, (_, k) => HORIZON + 1 / (z0 - k * dz));
-}
 
 it('links a vehicle coming nearer across the line although each image step is much longer than the last', () => {
   const ys = approach(0.01, 0.0015, 6); // 200, 218, 243, 282, 350, 500: the last step is 2.2× the one before

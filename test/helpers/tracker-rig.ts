@@ -15,6 +15,14 @@ export const HORIZON = 100;
 export const sizeAt = (y: number): number => 0.3 * (y - HORIZON);
 
 /**
+ * Rows of a vehicle at constant road speed seen once a second: 1/(y − horizon) changes by the same step
+ * each second (dz > 0 coming nearer, dz < 0 receding).
+ */
+export function rowsAtConstantSpeed(z0: number, dz: number, n: number): number[] {
+  return Array.from({ length: n }, (_, k) => HORIZON + 1 / (z0 - k * dz));
+}
+
+/**
  * Known perspective; by default no horizon offered, so the tracker works without a road plane (image
  * steps); with `roadPlane`, the true horizon, so it predicts on the road plane.
  */
