@@ -11,6 +11,7 @@ export interface LineState {
   sideX: Float64Array;
   sideY: Float64Array;
   sideT: Float64Array;
+  /** 0: not crossed yet; COUNTED: crossed (counted, or a fragment of a vehicle counted there); WRONG_LINK: refused. */
   counted: Uint8Array;
   /**
    * 1 while a track first seen inside the margin (at bandX/Y/T) may still turn out to have crossed from there:
@@ -21,6 +22,9 @@ export interface LineState {
   bandY: Float64Array;
   bandT: Float64Array;
 }
+
+const COUNTED = 1;
+const WRONG_LINK = 2;
 
 export interface LineCrossing {
   line: number;
@@ -89,6 +93,14 @@ export class LineCounter {
 
   get count(): number {
     return this.geo.length;
+  }
+
+  /**
+   * A track that turned back has been following another vehicle since (see the tracker's reversal): lines
+   * where its crossing was refused as a wrong link, counted for no vehicle, are open to that vehicle.
+   */
+  reopenWrongLinks(st: LineState): void {
+    for (let i = 0; i < st.counted.length; i++) if (st.counted[i] === WRONG_LINK) st.counted[i] = 0;
   }
 
   newState(): LineState {
@@ -205,8 +217,12 @@ export class LineCounter {
     st: LineState, i: number, direction: Direction, timeMs: number, cx: number, cy: number, along: number, size: number,
     dupWindowMs: number, accept: (line: number, direction: Direction, x: number, y: number) => boolean, out: LineCrossing[],
   ): void {
-    st.counted[i] = 1;
-    if (!accept(i, direction, cx, cy) || this.againstHabit(i, direction, timeMs, along, size) || this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) return;
+    if (!accept(i, direction, cx, cy) || this.againstHabit(i, direction, timeMs, along, size)) {
+      st.counted[i] = WRONG_LINK;
+      return;
+    }
+    st.counted[i] = COUNTED;
+    if (this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) return;
     if (direction === 'in') this.inCounts[i]!++;
     else this.outCounts[i]!++;
     const h = this.habits[i]!;

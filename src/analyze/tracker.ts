@@ -328,7 +328,8 @@ export class Tracker {
     // start (measured along start → farthest point) follows another vehicle (a switch where small, far
     // vehicles of both directions meet). From the turn on it is judged as that vehicle: its start moves to
     // the turning point, else the old start, beyond a line the new vehicle crosses, vetoes that crossing.
-    // Lines already counted stay counted. Its velocity, too, is the new vehicle's alone: averaged with the
+    // Lines already counted stay counted; one where its crossing was refused as a wrong link, counted for no
+    // vehicle, is open to the new one. Its velocity, too, is the new vehicle's alone: averaged with the
     // old one's (at 1 fps, an inbound car leaving the view and an outbound one entering there) it predicts
     // neither, and the new vehicle's next sighting, often just past a line, starts a track of its own.
     const dFar = Math.hypot(T.farX - T.firstX, T.farY - T.firstY);
@@ -343,6 +344,7 @@ export class Tracker {
       T.farY = D.y;
       T.vx = vx;
       T.vy = vy;
+      this.lines.reopenWrongLinks(T.lines);
     }
     T.x = D.x;
     T.y = D.y;
