@@ -2,22 +2,12 @@
 // wrong link (at 1 fps, a track that took the vehicle behind its own), not a vehicle. Elsewhere on the line, on
 // a stretch used both ways, or once the habit has faded, crossings of either direction count.
 import { expect, test } from 'vitest';
-import { LineCounter } from '../dist/src/analyze/line-counter.js';
-
-const SIZE = 40; // vehicle size, px
-const MARGIN = 8;
-
-/** A counter with one line along row 200; 'in' is moving down the image. */
-function counter(): LineCounter {
-  return new LineCounter([{ id: 'main', from: [0, 200], to: [1280, 200] }]);
-}
+import type { LineCounter } from '../dist/src/analyze/line-counter.js';
+import { counter, feed } from './helpers/line-rig.js';
 
 /** One vehicle crossing at column x, seen at rows 300 and 100 ('out') or 100 and 300 ('in'), one second apart. */
 function cross(c: LineCounter, x: number, direction: 'in' | 'out', tSec: number): number {
-  const [y0, y1] = direction === 'in' ? [100, 300] : [300, 100];
-  const st = c.newState();
-  c.observe(st, x, y0, tSec * 1000, MARGIN, SIZE, x, y0, 700);
-  return c.observe(st, x, y1, tSec * 1000 + 1000, MARGIN, SIZE, x, y0, 700).length;
+  return feed(c, c.newState(), x, direction === 'in' ? [100, 300] : [300, 100], tSec).length;
 }
 
 test('a crossing against every crossing counted near it is refused; elsewhere on the line it counts', () => {

@@ -2,58 +2,44 @@
 // Once the track turns back, it follows another vehicle, and that vehicle still counts on the line. A real
 // count, and a fragment's crossing, still use up the line for the track.
 import { expect, test } from 'vitest';
-import { LineCounter } from '../dist/src/analyze/line-counter.js';
+import { counter, feed } from './helpers/line-rig.js';
 
-const SIZE = 40; // vehicle size, px
-const MARGIN = 8;
-const X = 500;
-
-/** A counter with one line along row 200; 'in' is moving down the image. */
-function counter(): LineCounter {
-  return new LineCounter([{ id: 'main', from: [0, 200], to: [1280, 200] }]);
-}
-
-/** Feeds the rows one second apart from tSec on, at column X, to one track's state; returns the crossings. */
-function feed(c: LineCounter, st: ReturnType<LineCounter['newState']>, rows: number[], tSec: number, accept?: (line: number, d: 'in' | 'out') => boolean) {
-  const out = [];
-  for (const [k, y] of rows.entries()) out.push(...c.observe(st, X, y, (tSec + k) * 1000, MARGIN, SIZE, X, rows[0]!, 700, accept));
-  return out;
-}
+const X = 500; // the track's column
 
 test('after a refused crossing and a turn back, the vehicle the track follows counts on the line', () => {
   const c = counter();
   const st = c.newState();
   // Down across the line ('in') against the flow: refused.
-  expect(feed(c, st, [120, 280], 0, (_l, d) => d === 'out')).toEqual([]);
+  expect(feed(c, st, X, [120, 280], 0, (_l, d) => d === 'out')).toEqual([]);
   // The track turns back: from now on it follows a vehicle going up.
   c.reopenWrongLinks(st);
-  const back = feed(c, st, [280, 120], 1);
+  const back = feed(c, st, X, [280, 120], 1);
   expect(back.map((x) => x.direction)).toEqual(['out']);
   expect([c.inCounts[0], c.outCounts[0]]).toEqual([0, 1]);
 });
 
 test('a line refused by the habit of the traffic there is reopened too', () => {
   const c = counter();
-  for (let k = 0; k < 3; k++) expect(feed(c, c.newState(), [300, 100], 10 * k)).toHaveLength(1); // three 'out'
+  for (let k = 0; k < 3; k++) expect(feed(c, c.newState(), X, [300, 100], 10 * k)).toHaveLength(1); // three 'out'
   const st = c.newState();
-  expect(feed(c, st, [100, 300], 40)).toEqual([]); // 'in' against them: a wrong link
+  expect(feed(c, st, X, [100, 300], 40)).toEqual([]); // 'in' against them: a wrong link
   c.reopenWrongLinks(st);
-  expect(feed(c, st, [300, 100], 41)).toHaveLength(1);
+  expect(feed(c, st, X, [300, 100], 41)).toHaveLength(1);
   expect([c.inCounts[0], c.outCounts[0]]).toEqual([0, 4]);
 });
 
 test('a counted crossing is not reopened: the track does not count there again', () => {
   const c = counter();
   const st = c.newState();
-  expect(feed(c, st, [120, 280], 0)).toHaveLength(1);
+  expect(feed(c, st, X, [120, 280], 0)).toHaveLength(1);
   c.reopenWrongLinks(st);
-  expect(feed(c, st, [280, 120], 1)).toEqual([]);
+  expect(feed(c, st, X, [280, 120], 1)).toEqual([]);
   expect([c.inCounts[0], c.outCounts[0]]).toEqual([1, 0]);
 });
 
 test('without a turn back, a refused line stays used up for the track', () => {
   const c = counter();
   const st = c.newState();
-  expect(feed(c, st, [120, 280], 0, (_l, d) => d === 'out')).toEqual([]);
-  expect(feed(c, st, [280, 120], 1)).toEqual([]);
+  expect(feed(c, st, X, [120, 280], 0, (_l, d) => d === 'out')).toEqual([]);
+  expect(feed(c, st, X, [280, 120], 1)).toEqual([]);
 });
