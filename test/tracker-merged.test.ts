@@ -18,14 +18,21 @@ function run(frames: Detection[][]): [number, string][] {
   return [...frames, [], [], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700)).map((c) => [c.line, c.direction]);
 }
 
+/**
+ * Two vehicles abreast, the right one `dx` px beside the left and 10 px lower: seen apart at `apartRows` (the left
+ * one's row), then one blob at `mergedRows`, then the left one alone at `aloneRows`.
+ */
+function abreast(dx: number, apartRows: number[], mergedRows: number[], aloneRows: number[] = []): Detection[][] {
+  const pair = (y: number): [Detection, Detection] => [car(560, y), car(560 + dx, y + 10)];
+  return [...apartRows.map(pair), ...mergedRows.map((y) => [merged(...pair(y))]), ...aloneRows.map((y) => [car(560, y)])];
+}
+
 // 40 px a second down the frame; the line is at row 400 (tracker-rig). Seen apart at rows 220-300, merged from 340 on.
 const rowsApart = [220, 260, 300];
 const rowsMerged = [340, 380, 420, 460];
 
 test('two vehicles abreast that merge into one blob before the line are both counted', () => {
-  const apart = rowsApart.map((y) => [car(560, y), car(660, y + 10)]);
-  const together = rowsMerged.map((y) => [merged(car(560, y), car(660, y + 10))]);
-  expect(run([...apart, ...together])).toEqual([
+  expect(run(abreast(100, rowsApart, rowsMerged))).toEqual([
     [0, 'in'],
     [0, 'in'],
   ]);
@@ -39,9 +46,7 @@ test('the two halves of one vehicle, tracked apart and then seen whole, are coun
 });
 
 test('without a blob there, a missed vehicle is judged as before: half its predicted way, so not counted here', () => {
-  const apart = rowsApart.map((y) => [car(560, y), car(660, y + 10)]);
-  const oneLeft = rowsMerged.map((y) => [car(560, y)]);
-  expect(run([...apart, ...oneLeft])).toEqual([[0, 'in']]);
+  expect(run(abreast(100, rowsApart, [], rowsMerged))).toEqual([[0, 'in']]);
 });
 
 test('a slow vehicle that a faster one passes beside, in one blob for a while, is not carried along across the line', () => {
@@ -53,4 +58,21 @@ test('a slow vehicle that a faster one passes beside, in one blob for a while, i
   frames.push(...[4, 5, 6].map((k) => [merged(slow(k), fast(k))]));
   frames.push(...[7, 8].map((k) => [slow(k), fast(k)]));
   expect(run(frames)).toEqual([[0, 'in']]);
+});
+
+// Seen apart at rows 160-240, then one blob from row 280: 3 s to the line at row 400, longer than
+// trackMaxMissedSec (2.5 s), after which a track missed that long ends.
+const rowsApartEarly = [160, 200, 240];
+const rowsAfterEarly = [280, 320, 360, 400, 440, 480];
+
+test('two vehicles abreast that stay one blob for longer than trackMaxMissedSec before the line are both counted', () => {
+  expect(run(abreast(70, rowsApartEarly, rowsAfterEarly))).toEqual([
+    [0, 'in'],
+    [0, 'in'],
+  ]);
+});
+
+test('a track whose blob is back to one vehicle\'s size ends after trackMaxMissedSec and is not carried across the line', () => {
+  // Merged for two frames, then the blob is the left vehicle's alone: the other one left the road unseen.
+  expect(run(abreast(70, rowsApartEarly, rowsAfterEarly.slice(0, 2), rowsAfterEarly.slice(2)))).toEqual([[0, 'in']]);
 });

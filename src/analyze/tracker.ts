@@ -31,8 +31,11 @@ export interface Track {
   hits: number;
   missed: number;
   lines: LineState;
-  /** While missed because its vehicle is inside a blob another track took: that track, and where in it the vehicle is. */
-  hidden?: { readonly by: Track; x: number; y: number };
+  /**
+   * While missed because its vehicle is inside a blob another track took: that track, where in it the vehicle
+   * is, and the relative areas (see relArea) of that track's last blob before the merge and of this track's own.
+   */
+  hidden?: { readonly by: Track; x: number; y: number; readonly alone: number; readonly own: number };
 }
 
 export interface TrackerParams {
@@ -79,6 +82,9 @@ const AGAINST_FLOW = 0.25;
 const ABREAST = 0.5;
 // Relative difference of velocities within which two tracks merging into one blob travel together.
 const SAME_VELOCITY = 0.5;
+// A merged blob still holds a hidden vehicle while its relative area is at least that of its other vehicle's
+// blob before the merge plus this share of the hidden one's (see holds).
+const HOLD_SHARE = 0.5;
 
 export class Tracker {
   tracks: Track[] = [];
@@ -216,8 +222,8 @@ export class Tracker {
     }
 
     cands.sort((a, b) => a.cost - b.cost);
-    // Where each track was, and how fast it went, before this frame's links (see hide).
-    const before = new Map(this.tracks.map((T) => [T, [T.x, T.y, T.vx, T.vy] as const]));
+    // Where each track was, how fast it went, and its blob, before this frame's links (see hide).
+    const before = new Map(this.tracks.map((T) => [T, [T.x, T.y, T.vx, T.vy, T.det] as const]));
     const trackUsed = new Uint8Array(this.tracks.length);
     const detUsed = new Uint8Array(dets.length);
     const crossings: TrackCrossing[] = [];
@@ -267,12 +273,16 @@ export class Tracker {
           // frames (one link may be a wrong one, and would walk a phantom across a line).
           this.observeMissed(T, gone, tMs, crossings, dupWindowMs);
         }
-        if (gone > this.p.trackMaxMissedSec && T.missed >= 2) continue;
+        // A vehicle hidden in a merged blob is not gone while the blob still holds it: two vehicles abreast
+        // can stay one blob for longer than trackMaxMissedSec (light traffic at 2 fps: 3 s and more).
+        const held = hidden && this.holds(T.hidden!);
+        if (gone > this.p.trackMaxMissedSec && T.missed >= 2 && !held) continue;
         // A track seen once, with no motion of its own nor a usual motion where it is, has nothing to predict
         // with: after a missed frame any link would be a guess across the whole speed gate (at 1 fps, the
         // next vehicle of either direction), so it ends; its vehicle, if real, starts a new track.
         if (!T.hasVel && !this.flow.at(T.x, T.y, tMs / 1000)) continue;
-        if (T.hasVel) {
+        // (A held track is where its blob is, not where its last motion, long ago, would have taken it.)
+        if (T.hasVel && !held) {
           const py = this.ground.y(this.ground.gy(T.y) + T.vy * gone);
           if (Number.isNaN(py) || this.outside(this.ground.x(this.ground.gx(T.x, T.y) + T.vx * gone, py), py, T.det.size)) continue;
         }
@@ -417,14 +427,16 @@ export class Tracker {
    * Whether missed T's vehicle is inside a blob another track took this frame (two vehicles merged into one
    * blob), and where: first where T is predicted, then moved with that blob, kept inside its box.
    */
-  private hide(T: Track, gone: number, tMs: number, dets: readonly Detection[], detUsed: Uint8Array, before: Map<Track, readonly [number, number, number, number]>): boolean {
+  private hide(T: Track, gone: number, tMs: number, dets: readonly Detection[], detUsed: Uint8Array, before: Map<Track, readonly [number, number, number, number, Detection]>): boolean {
     const h = T.hidden;
     // Only a track that goes missing as it meets the blob: not one lost earlier that a blob happens to pass.
     if (!h && T.missed !== 1) return false;
     if (h) {
       const prev = before.get(h.by);
       const D = h.by.det;
-      if (!prev || h.by.lastT !== tMs) {
+      // Past trackMaxMissedSec, only while the blob still holds it (see holds): a blob back to one vehicle's
+      // size has let it go (it left unseen, or was a part of the other vehicle all along).
+      if (!prev || h.by.lastT !== tMs || (gone > this.p.trackMaxMissedSec && !this.holds(h))) {
         T.hidden = undefined;
         return false;
       }
@@ -457,10 +469,25 @@ export class Tracker {
       const mx = px - T.x, my = py - T.y;
       const lateral = Math.abs((prev[0] - T.x) * my - (prev[1] - T.y) * mx) / Math.max(1e-9, Math.hypot(mx, my));
       if (lateral < ABREAST * T.det.size) return false;
-      T.hidden = { by, x: px, y: py };
+      T.hidden = { by, x: px, y: py, alone: this.relArea(prev[4]), own: this.relArea(T.det) };
       return true;
     }
     return false;
+  }
+
+  /** Area of D over that of the typical vehicle at its row; NaN while the perspective is unknown. */
+  private relArea(D: Detection): number {
+    return this.persp.ready ? (D.size / this.persp.size(D.y)) ** 2 : NaN;
+  }
+
+  /**
+   * Whether a merged blob still holds the hidden vehicle: its relative area is at least that of the other
+   * vehicle's blob before the merge plus HOLD_SHARE of the hidden one's (two vehicles: about the sum). Parts
+   * of one vehicle tracked apart and seen whole again do not add up so; neither does a blob that is back to
+   * one vehicle after the other left it unseen.
+   */
+  private holds(h: NonNullable<Track['hidden']>): boolean {
+    return this.relArea(h.by.det) >= h.alone + HOLD_SHARE * h.own;
   }
 
   /**
