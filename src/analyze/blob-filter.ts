@@ -99,6 +99,8 @@ export function componentsToDetections(
     const y = geom.y0 + (c.sumY / c.area + 0.5) * s;
     const size = Math.sqrt(area);
     const exp = persp.size(y);
+    // No upper bound: a blob larger than any vehicle is vehicles merged (a queue, a car beside a lorry), and
+    // dropping it would lose them all (see README, "The analyzer").
     if (!Number.isNaN(exp) && size < p.minSizeFrac * exp) return;
     out.push({
       x: geom.x0 + (c.sumX / c.area + 0.5) * s,
