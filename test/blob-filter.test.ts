@@ -1,5 +1,6 @@
 // Blobs → vehicle detections: the parts of one vehicle are joined, separate vehicles are not, even when the
-// learnt typical vehicle is too large.
+// learnt typical vehicle is too large; vehicles abreast with no gap between them are cut apart where their
+// colours differ.
 import { describe, expect, it } from 'vitest';
 import { componentsToDetections } from '../dist/src/analyze/blob-filter.js';
 import { ComponentLabeler } from '../dist/src/analyze/connected-components.js';
@@ -10,16 +11,27 @@ import { ANALYZER_DEFAULTS } from '../dist/src/analyze/analyzer-options.js';
 
 const W = 640, H = 480, SCALE = 4;
 
-/** Detections of the given full-resolution rectangles [x, y, w, h] of foreground, with a flat perspective model. */
-function detect(rects: [number, number, number, number][], typical: { size: number; width: number; height: number }) {
+type Rgb = [number, number, number];
+
+/**
+ * Detections of the given full-resolution rectangles [x, y, w, h] of foreground, each of its colour (grey 90 by
+ * default), with a flat perspective model.
+ */
+function detect(rects: ([number, number, number, number] | [number, number, number, number, Rgb])[], typical: { size: number; width: number; height: number }) {
   const geom = buildRoiGeometry([[0, 0], [W, 0], [W, H], [0, H]], SCALE);
   const n = geom.width * geom.height;
   const fg = new Uint8Array(n);
-  for (const [x, y, w, h] of rects) {
-    for (let r = y / SCALE; r < (y + h) / SCALE; r++) for (let c = x / SCALE; c < (x + w) / SCALE; c++) fg[r * geom.width + c] = 1;
-  }
   const cur = allocPlanes(n);
   cur.r.fill(90); cur.g.fill(90); cur.b.fill(90);
+  for (const [x, y, w, h, rgb = [90, 90, 90]] of rects) {
+    for (let r = y / SCALE; r < (y + h) / SCALE; r++) {
+      for (let c = x / SCALE; c < (x + w) / SCALE; c++) {
+        const i = r * geom.width + c;
+        fg[i] = 1;
+        [cur.r[i], cur.g[i], cur.b[i]] = rgb;
+      }
+    }
+  }
   const labeler = new ComponentLabeler(n);
   const comps = labeler.label(fg, geom.width, geom.height, cur);
   // The same typical vehicle at every row (a camera looking down), learnt from enough samples.
@@ -41,5 +53,26 @@ describe('blob filter', () => {
     // Two 80x64 cars 80 px apart across and 48 px apart along: their joint box (240x176) fits a 240x200 lorry.
     const dets = detect([[40, 40, 80, 64], [200, 152, 80, 64]], { size: 200, width: 240, height: 200 });
     expect(dets.map((d) => [d.bx, d.by, d.bw, d.bh]).sort((a, b) => a[0]! - b[0]!)).toEqual([[40, 40, 80, 64], [200, 152, 80, 64]]);
+  });
+
+  // Two 100x80 cars abreast with no gap: their blob's columns are equally full, so there is no valley to cut at.
+  const RED: Rgb = [150, 28, 26], WHITE: Rgb = [222, 224, 226], BLUE: Rgb = [34, 52, 104];
+  const boxes = (dets: { bx: number; by: number; bw: number; bh: number }[]) => dets.map((d) => [d.bx, d.by, d.bw, d.bh]).sort((a, b) => a[0]! - b[0]!);
+  const car = { size: 90, width: 100, height: 80 };
+
+  it('cuts two touching cars abreast apart where their colours differ', () => {
+    expect(boxes(detect([[200, 200, 100, 80, RED], [300, 200, 100, 80, WHITE]], car))).toEqual([[200, 200, 100, 80], [300, 200, 100, 80]]);
+    expect(boxes(detect([[200, 200, 100, 80, BLUE], [300, 200, 100, 80, WHITE]], car))).toEqual([[200, 200, 100, 80], [300, 200, 100, 80]]);
+  });
+
+  it('leaves a blob of one colour whole, however bright or shaded its parts', () => {
+    // Two grey cars abreast, and one wide vehicle whose shaded side is darker with the same chromaticity.
+    expect(boxes(detect([[200, 200, 100, 80, [120, 120, 124]], [300, 200, 100, 80, WHITE]], car))).toEqual([[200, 200, 200, 80]]);
+    expect(boxes(detect([[200, 200, 100, 80, [60, 40, 30]], [300, 200, 100, 80, [180, 120, 90]]], car))).toEqual([[200, 200, 200, 80]]);
+  });
+
+  it('does not cut far vehicles of a few working pixels by colour', () => {
+    // The typical vehicle 24 px wide: 6 working pixels at 1/4, too few for a colour of its own.
+    expect(boxes(detect([[200, 200, 24, 20, RED], [224, 200, 24, 20, WHITE]], { size: 22, width: 24, height: 20 }))).toEqual([[200, 200, 48, 20]]);
   });
 });

@@ -24,7 +24,7 @@ export const ANALYZER_DEFAULTS = {
   minAreaPx: 80, // smallest blob considered a vehicle part, full-resolution px²
   minSizeFrac: 0.35, // once perspective is learned: reject blobs smaller than this × typical vehicle size at that row
   maxAspect: 5, // reject blobs longer than this × their width (or wider than this × their height)
-  splitWidthFactor: 1.75, // a blob wider than this × typical vehicle width at its row is split (side by side), at a valley
+  splitWidthFactor: 1.75, // a blob wider than this × typical vehicle width at its row is split (side by side), at a valley or where the colour changes
   maxSpeedSizesPerSec: 20, // plausible speed gate, in vehicle sizes per second (~150 km/h for a car)
   maxGapSec: 5, // frames further apart than this (camera outage) end all tracks instead of linking them
   trackMaxMissedSec: 2.5, // a track unseen for longer than this (and for 2+ frames) is dropped
