@@ -46,9 +46,9 @@ interface Geometry {
 // How crossings so far run, along each line: per bin of BIN_PX px, a decaying tally of each direction.
 const BIN_PX = 16;
 const HABIT_DECAY_SEC = 900; // a changed traffic pattern (a contraflow during works) is followed within minutes
-// A crossing is against the line's habit where the crossings counted within one vehicle size of it ran the
-// other way at least AGAINST_MIN times (decayed: three in the last minutes), and its way no more than
-// AGAINST_SHARE of that.
+// A crossing is against the line's habit where the crossings counted or refused as against the habit within
+// one vehicle size of it ran the other way at least AGAINST_MIN times (decayed: three in the last minutes), and
+// its way no more than AGAINST_SHARE of that.
 const AGAINST_MIN = 2.5;
 const AGAINST_SHARE = 0.1;
 
@@ -217,7 +217,15 @@ export class LineCounter {
     st: LineState, i: number, direction: Direction, timeMs: number, cx: number, cy: number, along: number, size: number,
     dupWindowMs: number, accept: (line: number, direction: Direction, x: number, y: number) => boolean, out: LineCrossing[],
   ): void {
-    if (!accept(i, direction, cx, cy) || this.againstHabit(i, direction, timeMs, along, size)) {
+    if (!accept(i, direction, cx, cy)) {
+      st.counted[i] = WRONG_LINK;
+      return;
+    }
+    if (this.againstHabit(i, direction, timeMs, along, size)) {
+      // Refused, but tallied: the habit is the way crossings are tried here, so one set by a few wrong links
+      // early on (before the usual motion is learnt) does not shut out the traffic that really crosses there,
+      // while wrong links, far rarer than the vehicles they follow, stay refused.
+      this.addToHabit(i, direction, along);
       st.counted[i] = WRONG_LINK;
       return;
     }
@@ -225,10 +233,14 @@ export class LineCounter {
     if (this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) return;
     if (direction === 'in') this.inCounts[i]!++;
     else this.outCounts[i]!++;
-    const h = this.habits[i]!;
+    this.addToHabit(i, direction, along);
+    out.push({ line: i, direction, timeMs, x: cx, y: cy });
+  }
+
+  private addToHabit(line: number, direction: Direction, along: number): void {
+    const h = this.habits[line]!;
     const bin = Math.min(h.in.length - 1, Math.max(0, Math.round(along / BIN_PX)));
     (direction === 'in' ? h.in : h.out)[bin]! += 1;
-    out.push({ line: i, direction, timeMs, x: cx, y: cy });
   }
 
   // Traffic at one stretch of a line runs one way: a crossing there against every crossing counted near it
