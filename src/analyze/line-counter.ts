@@ -243,8 +243,9 @@ export class LineCounter {
     (direction === 'in' ? h.in : h.out)[bin]! += 1;
   }
 
-  // Traffic at one stretch of a line runs one way: a crossing there against every crossing counted near it
-  // so far is a wrong link (at 1 fps, a track that took the vehicle behind its own), not a vehicle.
+  // Traffic at one stretch of a line runs one way: a crossing there against every crossing counted (or refused
+  // as against it) near it so far is a wrong link (at 1 fps, a track that took the vehicle behind its own), not
+  // a vehicle.
   private againstHabit(line: number, direction: Direction, timeMs: number, along: number, size: number): boolean {
     const h = this.habits[line]!;
     if (!(timeMs <= h.t)) {
