@@ -26,6 +26,9 @@ export interface LineState {
 const COUNTED = 1;
 const WRONG_LINK = 2;
 
+/** Whether the track whose line state is `other` was seen apart from the calling one: another vehicle. */
+export type Distinct = (other: LineState) => boolean;
+
 export interface LineCrossing {
   line: number;
   direction: Direction;
@@ -61,6 +64,8 @@ interface Habit {
 }
 
 interface Recent {
+  /** The counting track's state: who counted it. */
+  owner: LineState;
   line: number;
   direction: Direction;
   timeMs: number;
@@ -136,7 +141,7 @@ export class LineCounter {
    */
   observe(
     st: LineState, x: number, y: number, tMs: number, margin: number, size: number, ox: number, oy: number, dupWindowMs: number,
-    accept: (line: number, direction: Direction, x: number, y: number) => boolean = () => true,
+    accept: (line: number, direction: Direction, x: number, y: number) => boolean = () => true, distinct: Distinct = () => false,
   ): LineCrossing[] {
     const out: LineCrossing[] = [];
     for (let i = 0; i < this.geo.length; i++) {
@@ -175,7 +180,7 @@ export class LineCounter {
         // Overall motion since birth must point the same way (a jittering or re-associated box does not).
         const overall = this.side(i, x, y) - this.side(i, ox, oy);
         if (along >= 0 && along <= g.len && overall * now > 0) {
-          this.tally(st, i, now > 0 ? 'in' : 'out', pt + f * (tMs - pt), cx, cy, along, size, dupWindowMs, accept, out);
+          this.tally(st, i, now > 0 ? 'in' : 'out', pt + f * (tMs - pt), cx, cy, along, size, dupWindowMs, accept, distinct, out);
         }
       }
       st.side[i] = now;
@@ -194,7 +199,7 @@ export class LineCounter {
   observeUnseen(
     st: LineState, bx: number, by: number, bt: number, fx: number, fy: number, ft: number, x: number, y: number,
     margin: number, size: number, dupWindowMs: number,
-    accept: (line: number, direction: Direction, x: number, y: number) => boolean = () => true,
+    accept: (line: number, direction: Direction, x: number, y: number) => boolean = () => true, distinct: Distinct = () => false,
   ): LineCrossing[] {
     const out: LineCrossing[] = [];
     for (let i = 0; i < this.geo.length; i++) {
@@ -206,7 +211,7 @@ export class LineCounter {
       const cx = bx + f * (fx - bx), cy = by + f * (fy - by);
       const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
       if (along < 0 || along > g.len) continue;
-      this.tally(st, i, s1 > 0 ? 'in' : 'out', bt + f * (ft - bt), cx, cy, along, size, dupWindowMs, accept, out);
+      this.tally(st, i, s1 > 0 ? 'in' : 'out', bt + f * (ft - bt), cx, cy, along, size, dupWindowMs, accept, distinct, out);
     }
     return out;
   }
@@ -215,7 +220,7 @@ export class LineCounter {
   // refuses it or it is a fragment of a vehicle that just crossed at the same place.
   private tally(
     st: LineState, i: number, direction: Direction, timeMs: number, cx: number, cy: number, along: number, size: number,
-    dupWindowMs: number, accept: (line: number, direction: Direction, x: number, y: number) => boolean, out: LineCrossing[],
+    dupWindowMs: number, accept: (line: number, direction: Direction, x: number, y: number) => boolean, distinct: Distinct, out: LineCrossing[],
   ): void {
     if (!accept(i, direction, cx, cy)) {
       st.counted[i] = WRONG_LINK;
@@ -230,7 +235,7 @@ export class LineCounter {
       return;
     }
     st.counted[i] = COUNTED;
-    if (this.isDuplicate(i, direction, timeMs, along, size, dupWindowMs)) return;
+    if (this.isDuplicate(st, i, direction, timeMs, along, size, dupWindowMs, distinct)) return;
     if (direction === 'in') this.inCounts[i]!++;
     else this.outCounts[i]!++;
     this.addToHabit(i, direction, along);
@@ -264,16 +269,17 @@ export class LineCounter {
   }
 
   // Two physical vehicles cannot cross at the same place at the same moment: a second crossing there is a
-  // fragment of the first vehicle's blob.
-  private isDuplicate(line: number, direction: Direction, timeMs: number, along: number, size: number, windowMs: number): boolean {
+  // fragment of the first vehicle's blob, unless the two tracks were seen as two vehicles (`distinct`).
+  private isDuplicate(owner: LineState, line: number, direction: Direction, timeMs: number, along: number, size: number, windowMs: number, distinct: Distinct): boolean {
     if (windowMs <= 0) return false; // not a fragment by construction: neither checked nor a reference for others
     this.recent = this.recent.filter((r) => timeMs - r.timeMs < 4 * windowMs);
     for (const r of this.recent) {
       if (r.line === line && r.direction === direction && Math.abs(timeMs - r.timeMs) < windowMs && Math.abs(along - r.along) < 0.5 * Math.max(size, r.size)) {
+        if (distinct(r.owner)) continue;
         return true;
       }
     }
-    this.recent.push({ line, direction, timeMs, along, size });
+    this.recent.push({ owner, line, direction, timeMs, along, size });
     return false;
   }
 }
