@@ -26,8 +26,8 @@ export interface LineState {
 const COUNTED = 1;
 const WRONG_LINK = 2;
 
-/** Whether the track whose line state is `other` was seen apart from the calling one: another vehicle. */
-export type Distinct = (other: LineState) => boolean;
+/** Whether the tracks owning line states `mine` and `other` were seen apart: two vehicles, not one's parts. */
+export type Distinct = (mine: LineState, other: LineState) => boolean;
 
 export interface LineCrossing {
   line: number;
@@ -275,7 +275,7 @@ export class LineCounter {
     this.recent = this.recent.filter((r) => timeMs - r.timeMs < 4 * windowMs);
     for (const r of this.recent) {
       if (r.line === line && r.direction === direction && Math.abs(timeMs - r.timeMs) < windowMs && Math.abs(along - r.along) < 0.5 * Math.max(size, r.size)) {
-        if (distinct(r.owner)) continue;
+        if (distinct(owner, r.owner)) continue;
         return true;
       }
     }

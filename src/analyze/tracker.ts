@@ -38,7 +38,7 @@ export interface Track {
   hidden?: { readonly by: Track; x: number; y: number; readonly alone: number; readonly own: number };
   /**
    * Its latest sightings (at most TRAIL), oldest first: frame time, blob, and the frames it was missed in
-   * just before (see distinctFrom).
+   * just before (see seenApart).
    */
   trail: { t: number; d: Detection; missed: number }[];
 }
@@ -90,7 +90,7 @@ const SAME_VELOCITY = 0.5;
 // A merged blob still holds a hidden vehicle while its relative area is at least that of its other vehicle's
 // blob before the merge plus this share of the hidden one's (see holds).
 const HOLD_SHARE = 0.5;
-// Sightings each track keeps, to tell two vehicles from two parts of one (see distinctFrom).
+// Sightings each track keeps, to tell two vehicles from two parts of one (see seenApart).
 const TRAIL = 3;
 // Two blobs seen in one frame are two vehicles when each is an uncut blob of at least WHOLE × the typical
 // vehicle's size for its row, and their boxes overlap by less than OVERLAP × the smaller one's size.
@@ -261,7 +261,7 @@ export class Tracker {
         absorbed.add(U);
         const D = f.T.det;
         const { margin, accept } = this.lineRules(D, tMs);
-        for (const c of this.lines.observeUnseen(f.T.lines, U.x, U.y, U.lastT, f.T.firstX, f.T.firstY, f.bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.distinctFrom(f.T))) {
+        for (const c of this.lines.observeUnseen(f.T.lines, U.x, U.y, U.lastT, f.T.firstX, f.T.firstY, f.bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.seenApart)) {
           crossings.push({ ...c, track: f.T, det: D });
         }
       }
@@ -416,7 +416,7 @@ export class Tracker {
     const before = 2 * bornT - tMs;
     if (before < this.watchedSinceMs) return;
     const { margin, accept } = this.lineRules(D, tMs);
-    for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.distinctFrom(T))) {
+    for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.seenApart)) {
       out.push({ ...c, track: T, det: D });
     }
   }
@@ -540,40 +540,41 @@ export class Tracker {
   private observe(T: Track, x: number, y: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
     const D = T.det;
     const { margin, accept } = this.lineRules(D, tMs);
-    for (const c of this.lines.observe(T.lines, x, y, tMs, margin, D.size, T.firstX, T.firstY, dupWindowMs, accept, this.distinctFrom(T))) {
+    for (const c of this.lines.observe(T.lines, x, y, tMs, margin, D.size, T.firstX, T.firstY, dupWindowMs, accept, this.seenApart)) {
       out.push({ ...c, track: T, det: D });
     }
   }
 
   /**
-   * Whether the track owning line state `other` follows another vehicle than T, not a part of T's: in a frame
-   * both were seen in (of the last TRAIL sightings of each), their blobs were two whole vehicles (see
-   * wholeVehicle) whose boxes overlap by less than OVERLAP × the smaller one's size. Such a pair was seen
-   * as two vehicles, so it is not one vehicle's fragments when their crossings fall close together (at 1 fps
-   * the crossing times are interpolated between frames a second apart: two cars 0.6 s apart in a lane
-   * fall within the duplicate window). Parts of a split blob, or blobs smaller than a vehicle, may be
-   * fragments, and stay judged by the window; so does a crossing T made over missed frames, or by a link
-   * after some (at 1 fps a track missed for seconds can jump to another vehicle far off).
+   * Whether the tracks owning line states `mine` (T, the one crossing now) and `other` (U, whose crossing
+   * came first) follow two vehicles, not parts of one: in a frame both were seen in (of the last TRAIL
+   * sightings of each), their blobs were two whole vehicles (see wholeVehicle) whose boxes overlap by less
+   * than OVERLAP × the smaller one's size. Such a pair was seen as two vehicles, so it is not one vehicle's
+   * fragments when their crossings fall close together (at 1 fps the crossing times are interpolated between
+   * frames a second apart: two cars 0.6 s apart in a lane fall within the duplicate window). Parts of a split
+   * blob, or blobs smaller than a vehicle, may be fragments, and stay judged by the window; so does a crossing
+   * T made over missed frames, or by a link after some (at 1 fps a track missed for seconds can jump to
+   * another vehicle far off). Bound once: the line counter calls it only for a crossing inside the window.
    */
-  private distinctFrom(T: Track): Distinct {
-    return (other) => {
-      const U = this.tracks.find((V) => V.lines === other);
-      // Only a crossing seen from one frame to the next: a link after missed frames may be a wrong one.
-      if (!U || U === T || T.missed > 0 || T.trail[T.trail.length - 1]!.missed > 0) return false;
-      for (const { t, d: a } of T.trail) {
-        for (const { t: u, d: b } of U.trail) {
-          if (t !== u || a === b) continue;
-          const gap = Math.max(b.bx - (a.bx + a.bw), a.bx - (b.bx + b.bw), b.by - (a.by + a.bh), a.by - (b.by + b.bh));
-          if (gap > -OVERLAP * Math.min(a.size, b.size) && this.wholeVehicle(a) && this.wholeVehicle(b)) return true;
-        }
+  private readonly seenApart: Distinct = (mine, other) => {
+    const T = this.tracks.find((V) => V.lines === mine);
+    const U = this.tracks.find((V) => V.lines === other);
+    // Only a crossing seen from one frame to the next: a link after missed frames may be a wrong one.
+    if (!T || !U || U === T || T.missed > 0 || T.trail[T.trail.length - 1]!.missed > 0) return false;
+    for (const { t, d: a } of T.trail) {
+      if (!this.wholeVehicle(a)) continue;
+      for (const { t: u, d: b } of U.trail) {
+        if (t !== u || a === b || !this.wholeVehicle(b)) continue;
+        const gap = Math.max(b.bx - (a.bx + a.bw), a.bx - (b.bx + b.bw), b.by - (a.by + a.bh), a.by - (b.by + b.bh));
+        if (gap > -OVERLAP * Math.min(a.size, b.size)) return true;
       }
-      return false;
-    };
-  }
+    }
+    return false;
+  };
 
-  /** Whether D is an uncut blob of at least WHOLE × the typical vehicle's size at its row. */
+  /** Whether D is an uncut blob of at least WHOLE × the typical vehicle's size at its row (see relArea). */
   private wholeVehicle(D: Detection): boolean {
-    return D.whole && this.persp.ready && D.size >= WHOLE * this.persp.size(D.y);
+    return D.whole && this.relArea(D) >= WHOLE * WHOLE;
   }
 
   /** What every crossing of detection D at tMs is judged by: the hysteresis margin for its size, and withFlow. */
