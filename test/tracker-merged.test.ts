@@ -2,21 +2,7 @@
 // that does not get the merged blob was not lost: its vehicle is inside the blob, and crosses the line with it.
 import { expect, test } from 'vitest';
 import type { Detection } from '../dist/src/analyze/blob-filter.js';
-import { car, tracker } from './helpers/tracker-rig.js';
-
-/** One blob covering both detections (no valley between them): union box, area-weighted centroid. */
-function merged(a: Detection, b: Detection): Detection {
-  const bx = Math.min(a.bx, b.bx), by = Math.min(a.by, b.by);
-  const bw = Math.max(a.bx + a.bw, b.bx + b.bw) - bx, bh = Math.max(a.by + a.bh, b.by + b.bh) - by;
-  const area = a.area + b.area;
-  return { ...a, x: (a.x * a.area + b.x * b.area) / area, y: (a.y * a.area + b.y * b.area) / area, area, size: Math.sqrt(area), bx, by, bw, bh, whole: false };
-}
-
-/** Feeds one frame a second; a frame is a list of detections. Returns the crossings as [line, direction]. */
-function run(frames: Detection[][]): [number, string][] {
-  const { T } = tracker();
-  return [...frames, [], [], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700)).map((c) => [c.line, c.direction]);
-}
+import { car, crossingsOf as run, merged } from './helpers/tracker-rig.js';
 
 /**
  * Two vehicles abreast, the right one `dx` px beside the left and 10 px lower: seen apart at `apartRows` (the left

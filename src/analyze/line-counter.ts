@@ -127,6 +127,15 @@ export class LineCounter {
     }
   }
 
+  /** Whether some line has (x0, y0) beyond `margin` on one side and (x1, y1) on the other. */
+  separates(x0: number, y0: number, x1: number, y1: number, margin: number): boolean {
+    for (let i = 0; i < this.geo.length; i++) {
+      const s0 = this.side(i, x0, y0);
+      if (Math.abs(s0) > margin && s0 * this.side(i, x1, y1) < 0) return true;
+    }
+    return false;
+  }
+
   /** Signed distance of (x, y) from line i: positive on the side an 'in' vehicle moves to. */
   side(i: number, x: number, y: number): number {
     const g = this.geo[i]!;

@@ -43,6 +43,9 @@ export interface Track {
   trail: { t: number; d: Detection; missed: number }[];
 }
 
+/** Per track, before a frame's links: where it was, its velocity and its blob. */
+type Before = Map<Track, readonly [number, number, number, number, Detection]>;
+
 export interface TrackerParams {
   readonly maxSpeedSizesPerSec: number;
   readonly trackMaxMissedSec: number;
@@ -96,6 +99,10 @@ const TRAIL = 3;
 // vehicle's size for its row, and their boxes overlap by less than OVERLAP × the smaller one's size.
 const WHOLE = 0.7;
 const OVERLAP = 0.25;
+// A blob of MERGED × the typical vehicle's area or more may hold more than one vehicle (see leftMergedBlob): a
+// pair is about 2. A lorry is as big; a part of it that comes apart as a blob of its own is left to the
+// duplicate check.
+const MERGED = 1.5;
 
 export class Tracker {
   tracks: Track[] = [];
@@ -233,8 +240,8 @@ export class Tracker {
     }
 
     cands.sort((a, b) => a.cost - b.cost);
-    // Where each track was, how fast it went, and its blob, before this frame's links (see hide).
-    const before = new Map(this.tracks.map((T) => [T, [T.x, T.y, T.vx, T.vy, T.det] as const]));
+    // Where each track was, how fast it went, and its blob, before this frame's links (see hide, leftMergedBlob).
+    const before: Before = new Map(this.tracks.map((T) => [T, [T.x, T.y, T.vx, T.vy, T.det] as const]));
     const trackUsed = new Uint8Array(this.tracks.length);
     const detUsed = new Uint8Array(dets.length);
     const crossings: TrackCrossing[] = [];
@@ -312,7 +319,18 @@ export class Tracker {
       };
       this.created++;
       this.tracks.push(T);
-      if (!learnOnly) this.observe(T, D.x, D.y, tMs, crossings, dupWindowMs);
+      if (learnOnly) continue;
+      // A vehicle that has just come out of a merged blob was inside it one frame earlier: a line between there
+      // and here it crossed unseen as a vehicle of its own (followers at 1 fps, one blob until past the line,
+      // are seen apart only beyond it), so it starts there. Its crossing is one more unless the duplicate
+      // check finds it a fragment of the blob's other vehicle (see seenApart).
+      const from = this.leftMergedBlob(D, tMs, before);
+      if (from && this.lines.separates(from.x, from.y, D.x, D.y, this.lineRules(D, tMs).margin)) {
+        T.firstX = from.x;
+        T.firstY = from.y;
+        this.observe(T, from.x, from.y, from.t, crossings, dupWindowMs);
+      }
+      this.observe(T, D.x, D.y, tMs, crossings, dupWindowMs);
     }
     return crossings;
   }
@@ -441,7 +459,7 @@ export class Tracker {
    * Whether missed T's vehicle is inside a blob another track took this frame (two vehicles merged into one
    * blob), and where: first where T is predicted, then moved with that blob, kept inside its box.
    */
-  private hide(T: Track, gone: number, tMs: number, dets: readonly Detection[], detUsed: Uint8Array, before: Map<Track, readonly [number, number, number, number, Detection]>): boolean {
+  private hide(T: Track, gone: number, tMs: number, dets: readonly Detection[], detUsed: Uint8Array, before: Before): boolean {
     const h = T.hidden;
     // Only a track that goes missing as it meets the blob: not one lost earlier that a blob happens to pass.
     if (!h && T.missed !== 1) return false;
@@ -487,6 +505,34 @@ export class Tracker {
       return true;
     }
     return false;
+  }
+
+  /**
+   * Where and when unlinked D's vehicle was at the previous frame if it has just come out of a merged blob:
+   * the blob of a track P linked in this frame was MERGED × the typical vehicle's area or more before it, and
+   * is now smaller by at least HOLD_SHARE of D's (P's vehicle went on alone, D's left the blob), and D, moved
+   * back by the blob's motion (P's before this frame), lies inside that blob's box. Undefined otherwise, and
+   * for D smaller than a whole vehicle (a fragment of the one in P's blob).
+   */
+  private leftMergedBlob(D: Detection, tMs: number, before: Before): { x: number; y: number; t: number } | undefined {
+    const rD = this.relArea(D);
+    if (!(rD >= WHOLE * WHOLE)) return undefined;
+    const G = this.ground;
+    for (const P of this.tracks) {
+      // Linked in this frame, with a motion of its own before it (as for hide).
+      if (P.lastT !== tMs || P.hits < 3) continue;
+      const [, , vx, vy, was] = before.get(P)!;
+      const r0 = this.relArea(was);
+      if (!(r0 >= MERGED) || this.relArea(P.det) + HOLD_SHARE * rD > r0) continue;
+      const lastT = P.trail[P.trail.length - 2]!.t;
+      const dt = (tMs - lastT) / 1000;
+      const y = G.y(G.gy(D.y) - vy * dt);
+      if (Number.isNaN(y)) continue;
+      const x = G.x(G.gx(D.x, D.y) - vx * dt, y);
+      if (x < was.bx || x > was.bx + was.bw || y < was.by || y > was.by + was.bh) continue;
+      return { x, y, t: lastT };
+    }
+    return undefined;
   }
 
   /** Area of D over that of the typical vehicle at its row; NaN while the perspective is unknown. */

@@ -38,6 +38,14 @@ export function car(x: number, y: number): Detection {
   return { x, y, area: s * s, size: s, bx: x - s / 2, by: y - s / 2, bw: s, bh: s, r: 200, g: 40, b: 40, thumb, whole: true };
 }
 
+/** One blob covering both detections (no valley between them): union box, area-weighted centroid; not whole. */
+export function merged(a: Detection, b: Detection): Detection {
+  const bx = Math.min(a.bx, b.bx), by = Math.min(a.by, b.by);
+  const bw = Math.max(a.bx + a.bw, b.bx + b.bw) - bx, bh = Math.max(a.by + a.bh, b.by + b.bh) - by;
+  const area = a.area + b.area;
+  return { ...a, x: (a.x * a.area + b.x * b.area) / area, y: (a.y * a.area + b.y * b.area) / area, area, size: Math.sqrt(area), bx, by, bw, bh, whole: false };
+}
+
 export function tracker(opts: { roadPlane?: boolean } = {}): { T: Tracker; flow: FlowPrior } {
   const persp = stubPerspective(opts.roadPlane ?? false);
   const lines = new LineCounter([{ id: 'main', from: [0, LINE_Y], to: [W, LINE_Y] }]);
@@ -45,4 +53,13 @@ export function tracker(opts: { roadPlane?: boolean } = {}): { T: Tracker; flow:
   const ground = new GroundPlane(persp, W / 2, (150 + H) / 2, 150);
   const T = new Tracker(ANALYZER_DEFAULTS, lines, [{ nx: 0, ny: 1 }], flow, persp, ground, (150 + H) / 2, { x0: 0, y0: 150, x1: W, y1: H });
   return { T, flow };
+}
+
+/**
+ * A fresh tracker fed one frame a second (a frame is a list of detections), then three empty frames; its
+ * crossings as [line, direction].
+ */
+export function crossingsOf(frames: readonly Detection[][]): [number, string][] {
+  const { T } = tracker();
+  return [...frames, [], [], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700)).map((c) => [c.line, c.direction]);
 }
