@@ -3,12 +3,11 @@
 // interpolated between frames a second apart, and two cars following closely in a lane fall in the window.
 import { expect, test } from 'vitest';
 import type { Detection } from '../dist/src/analyze/blob-filter.js';
-import { car, tracker } from './helpers/tracker-rig.js';
+import { car, crossingsOf } from './helpers/tracker-rig.js';
 
 /** Feeds one frame a second with the duplicate window used at 1 fps (700 ms); returns the crossings' directions. */
 function run(frames: Detection[][]): string[] {
-  const { T } = tracker();
-  return [...frames, [], [], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700)).map((c) => c.direction);
+  return crossingsOf(frames).map(([, direction]) => direction);
 }
 
 /** car() in blue: the two vehicles look different, so each track keeps its own. */
