@@ -56,4 +56,10 @@ export class GroundPlane {
   x(gx: number, y: number): number {
     return this.active ? this.xc + ((gx - this.xc) * (y - this.yh)) / this.zref : gx;
   }
+
+  /** Image point (x, y) moved by (dgx, dgy) on the ground; [NaN, NaN] when that is beyond the horizon. */
+  moved(x: number, y: number, dgx: number, dgy: number): [number, number] {
+    const y2 = this.y(this.gy(y) + dgy);
+    return Number.isNaN(y2) ? [NaN, NaN] : [this.x(this.gx(x, y) + dgx, y2), y2];
+  }
 }

@@ -162,9 +162,8 @@ export class Tracker {
         [gvx, gvy] = alongLateralToGround(prior.along * unit, prior.lateral * unit, n);
       }
       if (mode !== 'free') {
-        qy = G.y(tgy + gvy * dt);
+        [qx, qy] = G.moved(T.x, T.y, gvx * dt, gvy * dt);
         if (Number.isNaN(qy)) continue; // predicted beyond the horizon: it has left
-        qx = G.x(tgx + gvx * dt, qy);
         grow = this.persp.ready ? this.persp.size(qy) / this.persp.size(T.y) : 1;
         // The gate allows for the prediction's error over the part of the step that can be seen: a vehicle
         // predicted to leave the view (a long step near the camera, often far beyond the frame) is not looked
@@ -301,8 +300,8 @@ export class Tracker {
         if (!T.hasVel && !this.flow.at(T.x, T.y, tMs / 1000)) continue;
         // (A held track is where its blob is, not where its last motion, long ago, would have taken it.)
         if (T.hasVel && !held) {
-          const py = this.ground.y(this.ground.gy(T.y) + T.vy * gone);
-          if (Number.isNaN(py) || this.outside(this.ground.x(this.ground.gx(T.x, T.y) + T.vx * gone, py), py, T.det.size)) continue;
+          const [px, py] = this.ground.moved(T.x, T.y, T.vx * gone, T.vy * gone);
+          if (Number.isNaN(py) || this.outside(px, py, T.det.size)) continue;
         }
       }
       kept.push(T);
@@ -446,12 +445,10 @@ export class Tracker {
    * hidden) that no link is made: it crossed.
    */
   private observeMissed(T: Track, gone: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
-    const G = this.ground;
     // A vehicle that was slowing down is judged at its latest speed.
     const [vx, vy] = Math.hypot(T.lastVx, T.lastVy) < Math.hypot(T.vx, T.vy) ? [T.lastVx, T.lastVy] : [T.vx, T.vy];
-    const py = G.y(G.gy(T.y) + MISSED_STEP * vy * gone);
+    const [px, py] = this.ground.moved(T.x, T.y, MISSED_STEP * vx * gone, MISSED_STEP * vy * gone);
     if (Number.isNaN(py)) return;
-    const px = G.x(G.gx(T.x, T.y) + MISSED_STEP * vx * gone, py);
     this.observe(T, px, py, tMs, out, dupWindowMs);
   }
 
@@ -482,10 +479,8 @@ export class Tracker {
       h.y = Math.min(D.by + D.bh, Math.max(D.by, h.y + (k * vy) / len));
       return true;
     }
-    const G = this.ground;
-    const py = G.y(G.gy(T.y) + T.vy * gone);
+    const [px, py] = this.ground.moved(T.x, T.y, T.vx * gone, T.vy * gone);
     if (Number.isNaN(py)) return false;
-    const px = G.x(G.gx(T.x, T.y) + T.vx * gone, py);
     for (let di = 0; di < dets.length; di++) {
       const D = dets[di]!;
       if (!detUsed[di] || px < D.bx || px > D.bx + D.bw || py < D.by || py > D.by + D.bh) continue;
@@ -517,7 +512,6 @@ export class Tracker {
   private leftMergedBlob(D: Detection, tMs: number, before: Before): { x: number; y: number; t: number } | undefined {
     const rD = this.relArea(D);
     if (!(rD >= WHOLE * WHOLE)) return undefined;
-    const G = this.ground;
     for (const P of this.tracks) {
       // Linked in this frame, with a motion of its own before it (as for hide).
       if (P.lastT !== tMs || P.hits < 3) continue;
@@ -526,9 +520,8 @@ export class Tracker {
       if (!(r0 >= MERGED) || this.relArea(P.det) + HOLD_SHARE * rD > r0) continue;
       const lastT = P.trail[P.trail.length - 2]!.t;
       const dt = (tMs - lastT) / 1000;
-      const y = G.y(G.gy(D.y) - vy * dt);
+      const [x, y] = this.ground.moved(D.x, D.y, -vx * dt, -vy * dt);
       if (Number.isNaN(y)) continue;
-      const x = G.x(G.gx(D.x, D.y) - vx * dt, y);
       if (x < was.bx || x > was.bx + was.bw || y < was.by || y > was.by + was.bh) continue;
       return { x, y, t: lastT };
     }
@@ -655,9 +648,8 @@ export class Tracker {
     // instead of 21.)
     const eps = 1e-3 * Math.max(1, Math.hypot(prior.along, prior.lateral));
     const [gvx, gvy] = alongLateralToGround(prior.along / eps, prior.lateral / eps, n);
-    const y2 = G.y(G.gy(y) + gvy);
+    const [x2, y2] = G.moved(x, y, gvx, gvy);
     if (Number.isNaN(y2)) return undefined;
-    const x2 = G.x(G.gx(x, y) + gvx, y2);
     return x2 === x && y2 === y ? undefined : [x2 - x, y2 - y];
   }
 
