@@ -3,7 +3,7 @@
 // interpolated between frames a second apart, and two cars following closely in a lane fall in the window.
 import { expect, test } from 'vitest';
 import type { Detection } from '../dist/src/analyze/blob-filter.js';
-import { car, crossingsOf } from './helpers/tracker-rig.js';
+import { car, crossingsOf, shrunk } from './helpers/tracker-rig.js';
 
 /** Feeds one frame a second with the duplicate window used at 1 fps (700 ms); returns the crossings' directions. */
 function run(frames: Detection[][]): string[] {
@@ -54,9 +54,6 @@ test('two overlapping blobs of one vehicle, tracked apart, are counted once', ()
 });
 
 test('blobs much smaller than a vehicle, seen apart, may be fragments and are counted once', () => {
-  const small = (d: Detection): Detection => {
-    const s = 0.5 * d.size;
-    return { ...d, area: s * s, size: s, bx: d.x - s / 2, by: d.y - s / 2, bw: s, bh: s };
-  };
-  expect(run(pair(leader, follower, small))).toEqual(['in']);
+  // Half a vehicle's size: a quarter of its area.
+  expect(run(pair(leader, follower, (d) => shrunk(d, 0.25)))).toEqual(['in']);
 });

@@ -3,14 +3,10 @@
 // beyond the line was inside it, and crossed the line with it.
 import { expect, test } from 'vitest';
 import type { Detection } from '../dist/src/analyze/blob-filter.js';
-import { LINE_Y, car, crossingsOf as run, merged, sizeAt } from './helpers/tracker-rig.js';
+import { LINE_Y, car, crossingsOf as run, merged, shrunk, sizeAt } from './helpers/tracker-rig.js';
 
 /** A blob of a fraction `f` of a vehicle's area at (x, y). */
-function piece(x: number, y: number, f: number): Detection {
-  const c = car(x, y);
-  const s = Math.sqrt(f) * c.size;
-  return { ...c, area: s * s, size: s, bx: x - s / 2, by: y - s / 2, bw: s, bh: s };
-}
+const piece = (x: number, y: number, f: number): Detection => shrunk(car(x, y), f);
 
 // The front vehicle's rows, 50 px a second down the frame; the one behind is GAP rows higher, bumper to bumper.
 // They come apart past the line: the front one goes on, the one behind brakes and is seen alone at row 425,

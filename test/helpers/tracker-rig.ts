@@ -38,6 +38,12 @@ export function car(x: number, y: number): Detection {
   return { x, y, area: s * s, size: s, bx: x - s / 2, by: y - s / 2, bw: s, bh: s, r: 200, g: 40, b: 40, thumb, whole: true };
 }
 
+/** A square blob of a fraction `f` of d's area, centred where d is (a piece of a vehicle, or a smaller one). */
+export function shrunk(d: Detection, f: number): Detection {
+  const s = Math.sqrt(f) * d.size;
+  return { ...d, area: s * s, size: s, bx: d.x - s / 2, by: d.y - s / 2, bw: s, bh: s };
+}
+
 /** One blob covering both detections (no valley between them): union box, area-weighted centroid; not whole. */
 export function merged(a: Detection, b: Detection): Detection {
   const bx = Math.min(a.bx, b.bx), by = Math.min(a.by, b.by);
