@@ -483,7 +483,7 @@ export class Tracker {
     if (Number.isNaN(py)) return false;
     for (let di = 0; di < dets.length; di++) {
       const D = dets[di]!;
-      if (!detUsed[di] || px < D.bx || px > D.bx + D.bw || py < D.by || py > D.by + D.bh) continue;
+      if (!detUsed[di] || !inBox(D, px, py)) continue;
       const by = this.tracks.find((B) => B !== T && B.det === D && B.missed === 0);
       const prev = by && before.get(by);
       if (!by || !prev || !by.hasVel) return false;
@@ -522,7 +522,7 @@ export class Tracker {
       const dt = (tMs - lastT) / 1000;
       const [x, y] = this.ground.moved(D.x, D.y, -vx * dt, -vy * dt);
       if (Number.isNaN(y)) continue;
-      if (x < was.bx || x > was.bx + was.bw || y < was.by || y > was.by + was.bh) continue;
+      if (!inBox(was, x, y)) continue;
       return { x, y, t: lastT };
     }
     return undefined;
@@ -713,6 +713,11 @@ function onStep(x0: number, y0: number, mx: number, my: number, kMin: number, kM
   const m2 = mx * mx + my * my;
   const k = m2 > 0 ? Math.min(kMax, Math.max(kMin, ((x - x0) * mx + (y - y0) * my) / m2)) : 0;
   return { k, e: Math.hypot(x - (x0 + k * mx), y - (y0 + k * my)) };
+}
+
+/** Whether (x, y) lies in D's box, edges included. */
+function inBox(D: Detection, x: number, y: number): boolean {
+  return !(x < D.bx || x > D.bx + D.bw || y < D.by || y > D.by + D.bh);
 }
 
 /**
