@@ -9,11 +9,14 @@ const TOP = 200, BOTTOM = 600;
 /** A car's sqrt(area) at row y on a road whose horizon is at row `yh`: proportional to the distance below it. */
 const carSize = (y: number, yh: number): number => 0.3 * (y - yh);
 
-/** Adds `n` samples at row y of a vehicle `times` the car's size, with a ±6% spread that repeats. */
-function addSamples(p: PerspectiveModel, y: number, n: number, times: number, yh: number): void {
+/**
+ * Adds `n` samples at row y of a vehicle `times` the car's size, with a ±6% spread that repeats. The box is
+ * `box` times sqrt(area) wide and high: a car's blob fills most of its box (1.3 × 0.9: 85%).
+ */
+function addSamples(p: PerspectiveModel, y: number, n: number, times: number, yh: number, box: readonly [number, number] = [1.3, 0.9]): void {
   for (let i = 0; i < n; i++) {
     const s = times * carSize(y, yh) * (1 + 0.06 * Math.sin(i * 2.4 + y));
-    p.add(y, s, 1.3 * s, 0.9 * s);
+    p.add(y, s, box[0] * s, box[1] * s);
   }
 }
 
@@ -34,6 +37,21 @@ describe('perspective model', () => {
       expect(p.size(y) / carSize(y, yh), `typical size at row ${y}`).toBeLessThan(1.15);
     }
     expect(Math.abs(p.horizon() - yh)).toBeLessThan(25);
+  });
+
+  it('learns the car, not merged queues, when blobs of several vehicles outnumber the single cars', () => {
+    // As at the start of a 1-fps camera on a busy road with lorries: cars queued behind each other and across
+    // lanes stay one blob, staggered diagonally, so the blob leaves much of its box empty (1.7 × 1.5: 39%).
+    const yh = 100;
+    const p = new PerspectiveModel(TOP, BOTTOM);
+    for (const y of [225, 275, 325, 375, 425, 475, 525, 575]) {
+      addSamples(p, y, 6, 2.4, yh, [1.7, 1.5]);
+      addSamples(p, y, 4, 1, yh);
+    }
+    for (const y of [250, 400, 550]) {
+      expect(p.size(y) / carSize(y, yh), `typical size at row ${y}`).toBeGreaterThan(0.85);
+      expect(p.size(y) / carSize(y, yh), `typical size at row ${y}`).toBeLessThan(1.15);
+    }
   });
 
   it('learns the car, not its fragments, when a third of the samples are half a car', () => {

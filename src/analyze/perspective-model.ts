@@ -7,6 +7,10 @@ const MIN_SAMPLES = 12; // total samples before the model is used
 // Sizes are compared in log units: samples within ±NEAR_MODE (±25%) of the typical line are that vehicle,
 // which sets it apart from two merged ones (area ×2, size ×1.4), lorries and fragments.
 const NEAR_MODE = 0.25;
+// A single vehicle's blob fills at least MIN_FILL of its box (cars ~0.6–0.85); blobs of two or more vehicles
+// merged along a queue or diagonally across lanes leave much of their box empty (~0.3–0.5), and so does a
+// vehicle cut by the ROI's edge together with its shadow.
+const MIN_FILL = 0.5;
 // Candidate horizons for the consensus line: HORIZON_CANDIDATES rows, spaced by growing steps (×HORIZON_STEP).
 const HORIZON_CANDIDATES = 49;
 const HORIZON_STEP = 1.12;
@@ -54,8 +58,14 @@ export class PerspectiveModel {
     this.dirty = false;
   }
 
-  /** Adds one observation: centre row, sqrt(area), bbox width and height, all full-resolution px. */
+  /**
+   * Adds one observation: centre row, sqrt(area), bbox width and height, all full-resolution px. A blob that
+   * fills less than MIN_FILL of its box is not shaped like one vehicle and is not taken: at the start of a
+   * 1-fps camera on a busy road, queues merged into one blob outnumbered the single cars, and the typical
+   * vehicle learnt from them was three times a car's size for 150 s.
+   */
   add(y: number, size: number, width: number, height: number): void {
+    if (size * size < MIN_FILL * width * height) return;
     const band = Math.min(BANDS - 1, Math.max(0, Math.floor((y - this.y0) / this.bandH)));
     const k = this.counts[band]! % PER_BAND;
     this.sizes[band]![k] = size;
