@@ -52,6 +52,58 @@ describe('background model', () => {
     expect(foregroundCount(base, car(1.3))).toBeGreaterThanOrEqual(70);
   });
 
+  it('a shadow on a dark road is not foreground despite camera noise; a dark red car on it is', () => {
+    let seed = 99;
+    // Camera noise: about N(0, 3) per channel (a sum of four uniforms).
+    const noise = (): number => {
+      let a = 0;
+      for (let k = 0; k < 4; k++) a += (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+      return ((a - 2) * 3) / Math.sqrt(4 / 12);
+    };
+    const road = (f: (r: number, g: number, b: number, x: number, y: number) => [number, number, number], noisy: boolean) => {
+      const p = allocPlanes(N);
+      for (let y = 0; y < 48; y++) {
+        for (let x = 0; x < 64; x++) {
+          const i = y * 64 + x;
+          const v = 40 + ((x * 7 + y * 13) % 9);
+          const [r, g, b] = f(v, v, v + 6, x, y);
+          p.r[i] = Math.max(0, r + (noisy ? noise() : 0));
+          p.g[i] = Math.max(0, g + (noisy ? noise() : 0));
+          p.b[i] = Math.max(0, b + (noisy ? noise() : 0));
+        }
+      }
+      return p;
+    };
+    const inPatch = (x: number, y: number): boolean => x >= 5 && x < 35 && y >= 5 && y < 35;
+    const shadow = road((r, g, b, x, y) => (inPatch(x, y) ? [r * 0.55, g * 0.55, b * 0.55] : [r, g, b]), true);
+    // 900 shadow pixels, their difference from the road (~20) above the threshold (14): only the chromaticity
+    // test keeps them out.
+    expect(foregroundCount([road((r, g, b) => [r, g, b], false)], shadow)).toBeLessThanOrEqual(18);
+    const car = road((r, g, b, x, y) => (inPatch(x, y) ? [75, 25, 25] : [r, g, b]), true);
+    expect(foregroundCount([road((r, g, b) => [r, g, b], false)], car)).toBeGreaterThanOrEqual(880);
+  });
+
+  it('the shadows of passing traffic do not darken the road in the background', () => {
+    const mask = new Uint8Array(N).fill(1);
+    const model = new BackgroundModel(N);
+    model.initFromMedian([planes(1)], mask);
+    const shadowed = planes(1, { x0: 30, y0: 10, x1: 56, y1: 34, f: (r, g, b) => [r * 0.55, g * 0.55, b * 0.55] });
+    // A camera at 1 fps; a shadow over the road in one frame of three, for five minutes.
+    const alphaBg = 1 - Math.exp(-1 / ANALYZER_DEFAULTS.bgTimeConstantSec);
+    const alphaFg = 1 - Math.exp(-1 / ANALYZER_DEFAULTS.fgTimeConstantSec);
+    const fg = new Uint8Array(N);
+    for (let t = 0; t < 300; t++) {
+      const cur = t % 3 === 0 ? shadowed : planes(1);
+      model.estimateGain(cur, mask, fg);
+      const thr = segmentForeground(cur, model.bg, model.gain, mask, ANALYZER_DEFAULTS, new Float32Array(N), fg);
+      expect(fg.reduce((a, v) => a + v, 0), `frame ${t}`).toBe(0);
+      model.update(cur, mask, fg, alphaBg, alphaFg, thr);
+    }
+    // The bare road is still background (learnt at full weight, a third of a 45% shadow pulls it 15% darker).
+    segmentForeground(planes(1), model.bg, model.gain, mask, ANALYZER_DEFAULTS, new Float32Array(N), fg);
+    expect(fg.reduce((a, v) => a + v, 0)).toBe(0);
+  });
+
   it('the median start-up ignores a vehicle present in a minority of frames', () => {
     const withCar = planes(1, { x0: 10, y0: 10, x1: 20, y1: 18, f: () => [30, 30, 30] });
     expect(foregroundCount([withCar, planes(1), planes(1), withCar, planes(1)], planes(1))).toBe(0);

@@ -20,7 +20,7 @@ export const ANALYZER_DEFAULTS = {
   shadowSuppression: true, // pixels darker than background with unchanged chromaticity are not foreground
   shadowMinRatio: 0.4, // darkest shadow accepted: frame / background brightness
   shadowMaxRatio: 0.93, // lightest shadow: above this a darker pixel is just noise
-  shadowChromaTol: 0.07, // max difference of per-channel ratios for a shadow (chromaticity preserved)
+  shadowChromaTol: 0.07, // max difference of per-channel ratios for a shadow (chromaticity preserved), plus 3 × noise sigma / background value
   minAreaPx: 80, // smallest blob considered a vehicle part, full-resolution px²
   minSizeFrac: 0.35, // once perspective is learned: reject blobs smaller than this × typical vehicle size at that row
   maxAspect: 5, // reject blobs longer than this × their width (or wider than this × their height)

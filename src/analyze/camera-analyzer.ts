@@ -34,6 +34,8 @@ export class CameraAnalyzer {
   private readonly cur: Planes;
   private readonly bgModel: BackgroundModel;
   private readonly diff: Float32Array;
+  /** The foreground threshold of the latest frame (see segmentForeground). */
+  private thr = Infinity;
   private readonly fgRaw: Uint8Array;
   private readonly fg: Uint8Array;
   private readonly fgPrev: Uint8Array;
@@ -212,11 +214,12 @@ export class CameraAnalyzer {
 
     const crossings = this.detectAndTrack(cur, tMs, false, frameDt);
 
-    // Background learns everywhere, slowly under (dilated) foreground so stopped vehicles are kept out.
+    // Background learns everywhere, slowly under (dilated) foreground so stopped vehicles are kept out, and
+    // elsewhere by at most the foreground threshold per step, so cast shadows are kept out too.
     dilate(this.fg, g.width, g.height, 1, this.fgPrev, this.tmp1);
     const alphaBg = 1 - Math.exp(-frameDt / o.bgTimeConstantSec);
     const alphaFg = 1 - Math.exp(-frameDt / o.fgTimeConstantSec);
-    this.bgModel.update(cur, g.mask, this.fgPrev, alphaBg, alphaFg);
+    this.bgModel.update(cur, g.mask, this.fgPrev, alphaBg, alphaFg, this.thr);
 
     return crossings.map((c) => this.toEvent(c));
   }
@@ -234,7 +237,7 @@ export class CameraAnalyzer {
     const o = this.options;
     const g = this.geom;
     this.bgModel.estimateGain(cur, g.mask, this.fgPrev);
-    segmentForeground(cur, this.bgModel.bg, this.bgModel.gain, g.mask, o, this.diff, this.fgRaw, this.hist);
+    this.thr = segmentForeground(cur, this.bgModel.bg, this.bgModel.gain, g.mask, o, this.diff, this.fgRaw, this.hist);
     close(this.fgRaw, g.width, g.height, 1, this.fg, this.tmp1, this.tmp2);
     const comps = this.labeler.label(this.fg, g.width, g.height, cur);
     // Blobs of vehicles abreast are cut across the usual motion where it is known.

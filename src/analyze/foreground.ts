@@ -71,7 +71,13 @@ export function segmentForeground(
         const qr = r[i]! / br, qg = g[i]! / bgg, qb = b[i]! / bb;
         const qmax = qr > qg ? (qr > qb ? qr : qb) : qg > qb ? qg : qb;
         const qmin = qr < qg ? (qr < qb ? qr : qb) : qg < qb ? qg : qb;
-        if (qmin >= lo && qmax <= hi && qmax - qmin <= tol) {
+        // A shadow keeps the road's chromaticity, but camera noise (sigma per channel) spreads the channel
+        // ratios by about sigma / background: on a dark road a shadow's ratios differ by more than `tol` from
+        // noise alone, and its pixels came out as foreground around the vehicle. Three sigmas of that spread are
+        // allowed on top of `tol` (simulated default traffic, seed 7, 2 fps, 75 s: foreground pixels outside
+        // every vehicle's box 2,287 -> 1,911).
+        const bmin = br < bgg ? (br < bb ? br : bb) : bgg < bb ? bgg : bb;
+        if (qmin >= lo && qmax <= hi && qmax - qmin <= tol + (3 * sigma) / bmin) {
           fg[i] = 0;
           continue;
         }
