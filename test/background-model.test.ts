@@ -9,15 +9,23 @@ import { H, T0, W, roadCamera, roadFrame } from './helpers/synthetic-road.js';
 
 const N = 64 * 48;
 
-/** A textured road at working resolution, times `gain` (clipped), with an optional patch. */
-function planes(gain: number, patch?: { x0: number; y0: number; x1: number; y1: number; f: (r: number, g: number, b: number) => [number, number, number] }) {
+/**
+ * A textured road at working resolution (grey levels from `base` up), times `gain` (clipped), with an optional
+ * patch, and camera `noise` added to every channel if given.
+ */
+function planes(
+  gain: number,
+  patch?: { x0: number; y0: number; x1: number; y1: number; f: (r: number, g: number, b: number) => [number, number, number] },
+  { base = 80, noise }: { base?: number; noise?: () => number } = {},
+) {
   const p = allocPlanes(N);
   for (let y = 0; y < 48; y++) {
     for (let x = 0; x < 64; x++) {
       const i = y * 64 + x;
-      const v = 80 + ((x * 7 + y * 13) % 23) + (x > 40 ? 120 : 0); // includes a bright marking area
+      const v = base + ((x * 7 + y * 13) % 23) + (x > 40 ? 120 : 0); // includes a bright marking area
       let r = Math.min(255, v * gain), g = Math.min(255, v * gain), b = Math.min(255, (v + 10) * gain);
       if (patch && x >= patch.x0 && x < patch.x1 && y >= patch.y0 && y < patch.y1) [r, g, b] = patch.f(r, g, b);
+      if (noise) [r, g, b] = [Math.max(0, r + noise()), Math.max(0, g + noise()), Math.max(0, b + noise())];
       p.r[i] = r; p.g[i] = g; p.b[i] = b;
     }
   }
@@ -60,27 +68,14 @@ describe('background model', () => {
       for (let k = 0; k < 4; k++) a += (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
       return ((a - 2) * 3) / Math.sqrt(4 / 12);
     };
-    const road = (f: (r: number, g: number, b: number, x: number, y: number) => [number, number, number], noisy: boolean) => {
-      const p = allocPlanes(N);
-      for (let y = 0; y < 48; y++) {
-        for (let x = 0; x < 64; x++) {
-          const i = y * 64 + x;
-          const v = 40 + ((x * 7 + y * 13) % 9);
-          const [r, g, b] = f(v, v, v + 6, x, y);
-          p.r[i] = Math.max(0, r + (noisy ? noise() : 0));
-          p.g[i] = Math.max(0, g + (noisy ? noise() : 0));
-          p.b[i] = Math.max(0, b + (noisy ? noise() : 0));
-        }
-      }
-      return p;
-    };
-    const inPatch = (x: number, y: number): boolean => x >= 5 && x < 35 && y >= 5 && y < 35;
-    const shadow = road((r, g, b, x, y) => (inPatch(x, y) ? [r * 0.55, g * 0.55, b * 0.55] : [r, g, b]), true);
-    // 900 shadow pixels, their difference from the road (~20) above the threshold (14): only the chromaticity
-    // test keeps them out.
-    expect(foregroundCount([road((r, g, b) => [r, g, b], false)], shadow)).toBeLessThanOrEqual(18);
-    const car = road((r, g, b, x, y) => (inPatch(x, y) ? [75, 25, 25] : [r, g, b]), true);
-    expect(foregroundCount([road((r, g, b) => [r, g, b], false)], car)).toBeGreaterThanOrEqual(880);
+    const patch = { x0: 5, y0: 5, x1: 35, y1: 35 };
+    const dark = { base: 40, noise };
+    const shadow = planes(1, { ...patch, f: (r, g, b) => [r * 0.55, g * 0.55, b * 0.55] }, dark);
+    // 900 shadow pixels, their difference from the road (18 and more) above the threshold (14): only the
+    // chromaticity test keeps them out.
+    expect(foregroundCount([planes(1, undefined, { base: 40 })], shadow)).toBeLessThanOrEqual(18);
+    const car = planes(1, { ...patch, f: () => [75, 25, 25] }, dark);
+    expect(foregroundCount([planes(1, undefined, { base: 40 })], car)).toBeGreaterThanOrEqual(880);
   });
 
   it('the shadows of passing traffic do not darken the road in the background', () => {

@@ -141,7 +141,7 @@ export class BackgroundModel {
    * 1 fps, seed 6, with the noise allowance of segmentForeground: 15 phantom vehicles in 20 s on the centre line).
    * Like a running median, the model still follows a change that lasts most of the time.
    */
-  update(cur: Planes, mask: Uint8Array, fg: Uint8Array, alphaBg: number, alphaFg: number, limit = Infinity): void {
+  update(cur: Planes, mask: Uint8Array, fg: Uint8Array, alphaBg: number, alphaFg: number, limit: number): void {
     for (let c = 0; c < 3; c++) {
       const ch = c === 0 ? 'r' : c === 1 ? 'g' : 'b';
       const x = cur[ch];
@@ -152,12 +152,8 @@ export class BackgroundModel {
         if (!mask[i]) continue;
         const bv = m[i]! * absorb;
         const xv = x[i]!;
-        let step: number;
-        if (fg[i]) step = alphaFg * (xv - bv);
-        else {
-          const d = xv - bv;
-          step = alphaBg * (d > limit ? limit : d < -limit ? -limit : d);
-        }
+        const d = xv - bv;
+        const step = fg[i] ? alphaFg * d : alphaBg * (d > limit ? limit : d < -limit ? -limit : d);
         // A clipped pixel only says "at least this bright": learning from it would darken the model of a
         // white marking, which then shows as foreground once the light dims again.
         m[i] = xv >= SATURATED && bv >= xv ? bv : bv + step;
