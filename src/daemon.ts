@@ -210,6 +210,13 @@ export class Daemon implements AsyncDisposable {
     await Promise.allSettled([...this.#pipelines.values()].map((p) => p.source.close()));
     await this.#channel.close(timeoutMs);
     await Promise.allSettled(this.#loops);
+    // Crossings an analyzer still holds (see CameraAnalyzer.settleAll) are stored, not lost with it.
+    for (const p of this.#pipelines.values()) {
+      const events = p.analyzer.settleAll();
+      if (events.length === 0) continue;
+      this.#store.addEvents(events);
+      for (const ev of events) this.#opts.onEvent?.(ev, this.#lineTotals(p, ev.lineId));
+    }
     this.#store.close();
   }
 

@@ -109,6 +109,7 @@ describe('background model', () => {
     const gains = [1, 1, 1, 1, 1, 1, 1.35, 1.35, 1.35, 0.65, 0.65, 1, 1, 1.4, 0.7, 0.7, 1];
     let events = 0;
     gains.forEach((g, t) => (events += an.process({ width: W, height: H, data: roadFrame([], g), timeMs: T0 + t * 1000 }).length));
+    events += an.flush().length;
     expect(events).toBe(0);
     expect(an.counts()[0]).toEqual({ lineId: 'main', in: 0, out: 0 });
   });

@@ -1,6 +1,7 @@
 // A crossing refused as a wrong link (against the flow, or against the line's habit) counts for no vehicle.
 // Once the track turns back, it follows another vehicle, and that vehicle still counts on the line. A real
-// count, and a fragment's crossing, still use up the line for the track.
+// count, and a fragment's crossing, still use up the line for the track. A crossing held until the flow can
+// judge it counts only when settled; settled as refused, it is a wrong link like the others.
 import { expect, test } from 'vitest';
 import { counter, feed } from './helpers/line-rig.js';
 
@@ -42,4 +43,26 @@ test('without a turn back, a refused line stays used up for the track', () => {
   const st = c.newState();
   expect(feed(c, st, X, [120, 280], 0, (_l, d) => d === 'out')).toEqual([]);
   expect(feed(c, st, X, [280, 120], 1)).toEqual([]);
+});
+
+test('a crossing held for later is not counted until settled, then counts once', () => {
+  const c = counter();
+  const st = c.newState();
+  const [held] = feed(c, st, X, [120, 280], 0, () => 'later');
+  expect(held).toMatchObject({ direction: 'in', provisional: expect.anything() });
+  expect([c.inCounts[0], c.outCounts[0]]).toEqual([0, 0]);
+  expect(feed(c, st, X, [290, 300], 2, () => 'later')).toEqual([]); // the line is used up for the track meanwhile
+  c.settle(held!, true);
+  expect([c.inCounts[0], c.outCounts[0]]).toEqual([1, 0]);
+});
+
+test('a held crossing refused when settled counts for no vehicle, and is reopened by a turn back', () => {
+  const c = counter();
+  const st = c.newState();
+  const [held] = feed(c, st, X, [120, 280], 0, () => 'later');
+  c.settle(held!, false);
+  expect([c.inCounts[0], c.outCounts[0]]).toEqual([0, 0]);
+  c.reopenWrongLinks(st);
+  expect(feed(c, st, X, [280, 120], 2).map((x) => x.direction)).toEqual(['out']);
+  expect([c.inCounts[0], c.outCounts[0]]).toEqual([0, 1]);
 });

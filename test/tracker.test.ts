@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
 import { H, LINE_Y, T0, W, roadCamera, roadFrame, type Box } from './helpers/synthetic-road.js';
 
-/** Feeds empty frames for start-up, then one frame per entry (null = no vehicle) at the given times. */
+/**
+ * Feeds empty frames for start-up, then one frame per entry (null = no vehicle) at the given times, then ends
+ * as a replay does (flush: crossings still held are settled).
+ */
 function run(track: readonly { t: number; box: Box | null }[], startupSec = 6): { in: number; out: number; events: number } {
   const an = new CameraAnalyzer(roadCamera(), 'cameras[0]');
   let events = 0;
@@ -12,6 +15,7 @@ function run(track: readonly { t: number; box: Box | null }[], startupSec = 6): 
   for (const s of track) {
     events += an.process({ width: W, height: H, data: roadFrame(s.box ? [s.box] : []), timeMs: T0 + s.t * 1000 }).length;
   }
+  events += an.flush().length;
   const c = an.counts()[0]!;
   return { in: c.in, out: c.out, events };
 }
@@ -103,6 +107,7 @@ describe('line counting at low frame rates', () => {
     for (let t = 0; t < 9; t++) an.process({ width: W, height: H, data: roadFrame(), timeMs: T0 + t * 1000 });
     an.process({ width: W, height: H, data: roadFrame([car(LINE_Y - 70, 450)]), timeMs: T0 + 9000 });
     an.process({ width: W, height: H, data: roadFrame([car(LINE_Y + 80, 450)]), timeMs: T0 + 10000 });
+    an.flush();
     expect(an.counts()[0]).toEqual({ lineId: 'main', in: 0, out: 0 });
   });
 

@@ -21,6 +21,11 @@ import { Tracker, type TrackCrossing } from './tracker.js';
 const FIRST_DT_SEC = 0.2;
 // Flow prior cell, working px: about a near lane's width, so opposite directions stay apart.
 const FLOW_CELL = 12;
+// A crossing where no usual motion is known yet (see Tracker.withFlow) waits at most this long for it, then
+// counts: a place where both directions mix never learns one.
+const HELD_MAX_SEC = 30;
+// At most this many held crossings (one per vehicle, a few bytes each); beyond it the oldest counts at once.
+const HELD_MAX = 256;
 // The start-up median runs in slices of about this many pixel-frames (a few ms each), each a step of its own
 // (see steps()).
 const MEDIAN_STEP_SAMPLES = 30_000;
@@ -49,6 +54,8 @@ export class CameraAnalyzer {
   private readonly lineCounter: LineCounter;
   private readonly tracker: Tracker;
   private bootstrap: { planes: Planes; timeMs: number }[] = [];
+  /** Crossings held until the usual motion where they happened is known (see settleHeld), oldest first. */
+  private held: { crossing: TrackCrossing; event: CrossingEvent; sinceMs: number }[] = [];
   private initialised = false;
   private lastT = NaN;
   private checkedSize = '';
@@ -149,9 +156,22 @@ export class CameraAnalyzer {
     return !this.initialised;
   }
 
-  /** Ends start-up early (e.g. at the end of a short replay) so buffered frames are analysed. */
+  /**
+   * Ends counting for now (e.g. at the end of a replay): start-up, if not over, ends early so the buffered
+   * frames are analysed, and the crossings still held are settled (see settleAll).
+   */
   flush(): CrossingEvent[] {
-    return this.initialised || this.bootstrap.length === 0 ? [] : [...this.finishBootstrap()].flat();
+    const events = this.initialised || this.bootstrap.length === 0 ? [] : [...this.finishBootstrap()].flat();
+    events.push(...this.settleAll());
+    return events;
+  }
+
+  /**
+   * Settles every held crossing now (see settleHeld): when the camera's counting ends, each counts unless
+   * what is known by then refuses it. Returns the events of those counted.
+   */
+  settleAll(): CrossingEvent[] {
+    return this.settleHeld(this.lastT, true);
   }
 
   counts(): { lineId: string; in: number; out: number }[] {
@@ -164,6 +184,7 @@ export class CameraAnalyzer {
 
   reset(): void {
     this.bootstrap = [];
+    this.held = [];
     this.initialised = false;
     this.lastT = NaN;
     this.frames = 0;
@@ -212,7 +233,16 @@ export class CameraAnalyzer {
     const frameDt = Math.min(dtSec, o.maxGapSec);
     this.lastT = tMs;
 
-    const crossings = this.detectAndTrack(cur, tMs, false, frameDt);
+    // Crossings held in earlier frames, judged by what those frames taught.
+    const events = this.settleHeld(tMs, false);
+    for (const c of this.detectAndTrack(cur, tMs, false, frameDt)) {
+      if (!c.provisional) {
+        events.push(this.toEvent(c));
+        continue;
+      }
+      if (this.held.length >= HELD_MAX) events.push(...this.settle(this.held.shift()!, true));
+      this.held.push({ crossing: c, event: this.toEvent(c), sinceMs: tMs });
+    }
 
     // Background learns everywhere, slowly under (dilated) foreground so stopped vehicles are kept out, and
     // elsewhere by at most the foreground threshold per step, so cast shadows are kept out too.
@@ -220,8 +250,29 @@ export class CameraAnalyzer {
     const alphaBg = 1 - Math.exp(-frameDt / o.bgTimeConstantSec);
     const alphaFg = 1 - Math.exp(-frameDt / o.fgTimeConstantSec);
     this.bgModel.update(cur, g.mask, this.fgPrev, alphaBg, alphaFg, this.thr);
+    return events;
+  }
 
-    return crossings.map((c) => this.toEvent(c));
+  /**
+   * Settles the held crossings whose place now has a usual motion (counted if they run with it, refused as
+   * wrong links if against), and those held HELD_MAX_SEC by tMs, or all with `all` (counted where none is
+   * known yet); returns the events of those counted, each with the time of its crossing.
+   */
+  private settleHeld(tMs: number, all: boolean): CrossingEvent[] {
+    const events: CrossingEvent[] = [];
+    this.held = this.held.filter((h) => {
+      const { crossing: c } = h;
+      const verdict = this.tracker.withFlow(c.direction, c.x, c.y, tMs);
+      if (verdict === undefined && !all && tMs - h.sinceMs < HELD_MAX_SEC * 1000) return true;
+      events.push(...this.settle(h, verdict ?? true));
+      return false;
+    });
+    return events;
+  }
+
+  private settle(h: { crossing: TrackCrossing; event: CrossingEvent }, counted: boolean): CrossingEvent[] {
+    this.lineCounter.settle(h.crossing, counted);
+    return counted ? [h.event] : [];
   }
 
   /** Segments the frame and feeds the tracker; leaves the foreground mask in `this.fg`. */

@@ -36,7 +36,19 @@ export interface LineCrossing {
   /** Crossing point, full px. */
   x: number;
   y: number;
+  /**
+   * Accepted 'later' (see Verdict): not counted yet; the caller settles it with settle(), counted or refused,
+   * once its rule can tell.
+   */
+  provisional?: { readonly owner: LineState; readonly along: number };
 }
+
+/**
+ * How a crossing that passed the line's own checks is judged by the caller: counted (true), refused as a wrong
+ * link (false), or held (`'later'`) because what judges it is not known yet at that place.
+ */
+export type Verdict = boolean | 'later';
+export type Accept = (line: number, direction: Direction, x: number, y: number) => Verdict;
 
 interface Geometry {
   ax: number;
@@ -150,7 +162,7 @@ export class LineCounter {
    */
   observe(
     st: LineState, x: number, y: number, tMs: number, margin: number, size: number, ox: number, oy: number, dupWindowMs: number,
-    accept: (line: number, direction: Direction, x: number, y: number) => boolean = () => true, distinct: Distinct = () => false,
+    accept: Accept = () => true, distinct: Distinct = () => false,
   ): LineCrossing[] {
     const out: LineCrossing[] = [];
     for (let i = 0; i < this.geo.length; i++) {
@@ -208,7 +220,7 @@ export class LineCounter {
   observeUnseen(
     st: LineState, bx: number, by: number, bt: number, fx: number, fy: number, ft: number, x: number, y: number,
     margin: number, size: number, dupWindowMs: number,
-    accept: (line: number, direction: Direction, x: number, y: number) => boolean = () => true, distinct: Distinct = () => false,
+    accept: Accept = () => true, distinct: Distinct = () => false,
   ): LineCrossing[] {
     const out: LineCrossing[] = [];
     for (let i = 0; i < this.geo.length; i++) {
@@ -226,12 +238,14 @@ export class LineCounter {
   }
 
   // The track has crossed line i: it never counts there again, and the crossing counts unless the caller
-  // refuses it or it is a fragment of a vehicle that just crossed at the same place.
+  // refuses it or it is a fragment of a vehicle that just crossed at the same place. One the caller holds
+  // ('later') is passed on provisional, neither counted nor in the habit until settled.
   private tally(
     st: LineState, i: number, direction: Direction, timeMs: number, cx: number, cy: number, along: number, size: number,
-    dupWindowMs: number, accept: (line: number, direction: Direction, x: number, y: number) => boolean, distinct: Distinct, out: LineCrossing[],
+    dupWindowMs: number, accept: Accept, distinct: Distinct, out: LineCrossing[],
   ): void {
-    if (!accept(i, direction, cx, cy)) {
+    const verdict = accept(i, direction, cx, cy);
+    if (!verdict) {
       st.counted[i] = WRONG_LINK;
       return;
     }
@@ -245,10 +259,29 @@ export class LineCounter {
     }
     st.counted[i] = COUNTED;
     if (this.isDuplicate(st, i, direction, timeMs, along, size, dupWindowMs, distinct)) return;
-    if (direction === 'in') this.inCounts[i]!++;
-    else this.outCounts[i]!++;
-    this.addToHabit(i, direction, along);
+    if (verdict === 'later') {
+      out.push({ line: i, direction, timeMs, x: cx, y: cy, provisional: { owner: st, along } });
+      return;
+    }
+    this.countIt(i, direction, along);
     out.push({ line: i, direction, timeMs, x: cx, y: cy });
+  }
+
+  /**
+   * Settles a provisional crossing (see tally): counted, or refused as a wrong link, which opens the line
+   * again to its track should it turn out to follow another vehicle (see reopenWrongLinks).
+   */
+  settle(c: LineCrossing, counted: boolean): void {
+    const p = c.provisional;
+    if (!p) return;
+    if (counted) this.countIt(c.line, c.direction, p.along);
+    else p.owner.counted[c.line] = WRONG_LINK;
+  }
+
+  private countIt(line: number, direction: Direction, along: number): void {
+    if (direction === 'in') this.inCounts[line]!++;
+    else this.outCounts[line]!++;
+    this.addToHabit(line, direction, along);
   }
 
   private addToHabit(line: number, direction: Direction, along: number): void {

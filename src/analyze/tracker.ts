@@ -3,7 +3,7 @@
 
 import { thumbDistance, type Detection } from './blob-filter.js';
 import type { FlowPrior } from './flow-prior.js';
-import type { Distinct, LineCounter, LineCrossing, LineState } from './line-counter.js';
+import type { Accept, Distinct, LineCounter, LineCrossing, LineState } from './line-counter.js';
 import type { PerspectiveModel } from './perspective-model.js';
 import type { GroundPlane } from './ground-plane.js';
 
@@ -617,18 +617,22 @@ export class Tracker {
   }
 
   /** What every crossing of detection D at tMs is judged by: the hysteresis margin for its size, and withFlow. */
-  private lineRules(D: Detection, tMs: number): { margin: number; accept: (line: number, direction: 'in' | 'out', cx: number, cy: number) => boolean } {
+  private lineRules(D: Detection, tMs: number): { margin: number; accept: Accept } {
     return {
       margin: Math.max(this.p.lineMinMarginPx, this.p.lineMarginFrac * D.size),
-      accept: (_line, direction, cx, cy) => this.withFlow(direction, cx, cy, tMs),
+      accept: (_line, direction, cx, cy) => this.withFlow(direction, cx, cy, tMs) ?? 'later',
     };
   }
 
-  // A crossing against the established flow of its own lane is a wrong link (at 1 fps: a follower taken
-  // for the leader), not a wrong-way vehicle; mixed-direction places have no established flow.
-  private withFlow(direction: 'in' | 'out', cx: number, cy: number, tMs: number): boolean {
+  /**
+   * Whether a crossing at (cx, cy) runs with the established flow of its own lane: one against it is a wrong
+   * link (at 1 fps: a follower taken for the leader), not a wrong-way vehicle. Undefined where no usual motion
+   * is known there at tMs: early on, before the place has learnt it (its first vehicles' links vote for every
+   * plausible motion, and can leave a place's usual motion unclear for a while), or where both directions mix.
+   */
+  withFlow(direction: 'in' | 'out', cx: number, cy: number, tMs: number): boolean | undefined {
     const prior = this.flow.at(cx, cy, tMs / 1000);
-    return !prior || prior.along * (direction === 'in' ? 1 : -1) > -AGAINST_FLOW;
+    return prior ? prior.along * (direction === 'in' ? 1 : -1) > -AGAINST_FLOW : undefined;
   }
 
   /**

@@ -1,6 +1,6 @@
 // A LineCounter with one line along row 200 ('in' is moving down the image) and one track's sightings fed to
 // it by hand, one second apart: for tests of the counting rules without a tracker.
-import { LineCounter, type LineState, type LineCrossing } from '../../dist/src/analyze/line-counter.js';
+import { LineCounter, type LineState, type LineCrossing, type Verdict } from '../../dist/src/analyze/line-counter.js';
 
 export const SIZE = 40; // vehicle size, px
 export const MARGIN = 8;
@@ -14,7 +14,7 @@ export function counter(): LineCounter {
  * `st` (its first row is where it was first seen); returns the crossings.
  */
 export function feed(
-  c: LineCounter, st: LineState, x: number, rows: number[], tSec: number, accept?: (line: number, d: 'in' | 'out') => boolean,
+  c: LineCounter, st: LineState, x: number, rows: number[], tSec: number, accept?: (line: number, d: 'in' | 'out') => Verdict,
 ): LineCrossing[] {
   const out: LineCrossing[] = [];
   for (const [k, y] of rows.entries()) out.push(...c.observe(st, x, y, (tSec + k) * 1000, MARGIN, SIZE, x, rows[0]!, 700, accept));
