@@ -13,8 +13,10 @@ const car = (y: number): Box => ({ x: 320, y, w: 48, h: 36 });
  * per second: too slow to teach a usual motion), then empty road until `untilSec`. Each event with the
  * time of the frame that emitted it.
  */
-function crawl(untilSec: number, later: (t: number) => Box[] = () => []): { an: CameraAnalyzer; emitted: { atSec: number; ev: CrossingEvent }[] } {
-  const an = new CameraAnalyzer(roadCamera(), 'cameras[0]');
+function crawl(
+  untilSec: number, later: (t: number) => Box[] = () => [], analyzer: Record<string, number> = {},
+): { an: CameraAnalyzer; emitted: { atSec: number; ev: CrossingEvent }[] } {
+  const an = new CameraAnalyzer(roadCamera(analyzer), 'cameras[0]');
   const rows = [LINE_Y + 3, LINE_Y - 7, LINE_Y - 17, LINE_Y - 27, LINE_Y - 37];
   const emitted: { atSec: number; ev: CrossingEvent }[] = [];
   for (let t = 0; t <= untilSec; t++) {
@@ -44,6 +46,14 @@ describe('a crossing where no usual motion is known', () => {
     // Counted once: flushing does not count it again.
     expect(an.flush()).toEqual([]);
     expect(an.counts()[0]).toEqual({ lineId: 'main', in: 0, out: 1 });
+  });
+
+  it('waits heldCrossingMaxSec: 10 s, or with 0 not at all', () => {
+    const at = (maxSec: number) => crawl(45, undefined, { heldCrossingMaxSec: maxSec }).emitted.map((e) => [e.atSec, e.ev.direction]);
+    const [[crossedAt]] = at(0) as [[number, string]];
+    expect(crossedAt).toBeGreaterThanOrEqual(7);
+    expect(crossedAt).toBeLessThanOrEqual(8);
+    expect(at(10)).toEqual([[crossedAt + 10, 'out']]);
   });
 
   it('is refused when the place then learns that its traffic runs the other way', () => {

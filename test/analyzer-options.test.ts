@@ -26,6 +26,7 @@ describe('resolveAnalyzerOptions', () => {
     expect(() => resolveAnalyzerOptions({ shadowSuppression: 1 }, 'c.analyzer')).toThrow(/shadowSuppression: must be true or false/);
     expect(() => resolveAnalyzerOptions({ noiseK: true }, 'c.analyzer')).toThrow(/noiseK/);
     expect(() => resolveAnalyzerOptions({ shadowMinRatio: 0.95 }, 'c.analyzer')).toThrow(/shadowMinRatio: must be below shadowMaxRatio/);
+    expect(() => resolveAnalyzerOptions({ heldCrossingMaxSec: -1 }, 'c.analyzer')).toThrow(/c\.analyzer\.heldCrossingMaxSec: must be .*from 0 to 600/);
   });
 
   it('throws a ConfigError with the stable code', () => {

@@ -30,6 +30,9 @@ export const ANALYZER_DEFAULTS = {
   trackMaxMissedSec: 2.5, // a track unseen for longer than this (and for 2+ frames) is dropped
   lineMarginFrac: 0.2, // hysteresis: a position counts as one side of a line only beyond this × blob size
   lineMinMarginPx: 4, // ... and beyond at least this many full-resolution px
+  // A place where both directions mix never learns a usual motion, so a held crossing must count at some point;
+  // its count reaches the store and the API that much later. 0: counted at once, unjudged (as before holding).
+  heldCrossingMaxSec: 30, // a crossing where no usual motion is known yet waits this long (s) for one to judge it
   heavyAreaRatio: 2.4, // class 'heavy' when the blob area exceeds this × the typical vehicle area at its row
   twoWheelerAreaRatio: 0.4, // class 'two-wheeler' when below this × the typical area (and taller than wide)
 } as const;
@@ -58,6 +61,7 @@ const RANGES: { readonly [K in keyof typeof ANALYZER_DEFAULTS]?: readonly [numbe
   trackMaxMissedSec: [0.1, 60, false],
   lineMarginFrac: [0, 2, false],
   lineMinMarginPx: [0, 500, false],
+  heldCrossingMaxSec: [0, 600, false],
   heavyAreaRatio: [1, 20, false],
   twoWheelerAreaRatio: [0, 1, false],
 };

@@ -21,10 +21,7 @@ import { Tracker, type TrackCrossing } from './tracker.js';
 const FIRST_DT_SEC = 0.2;
 // Flow prior cell, working px: about a near lane's width, so opposite directions stay apart.
 const FLOW_CELL = 12;
-// A crossing where no usual motion is known yet (see Tracker.withFlow) waits at most this long for it, then
-// counts: a place where both directions mix never learns one.
-const HELD_MAX_SEC = 30;
-// At most this many held crossings (one per vehicle, a few bytes each); beyond it the oldest counts at once.
+// At most this many held crossings (see settleHeld and heldCrossingMaxSec) (one per vehicle, a few bytes each); beyond it the oldest counts at once.
 const HELD_MAX = 256;
 // The start-up median runs in slices of about this many pixel-frames (a few ms each), each a step of its own
 // (see steps()).
@@ -238,10 +235,12 @@ export class CameraAnalyzer {
     for (const c of this.detectAndTrack(cur, tMs, false, frameDt)) {
       if (!c.provisional) {
         events.push(this.toEvent(c));
-        continue;
+      } else if (o.heldCrossingMaxSec === 0) {
+        events.push(...this.settle({ crossing: c, event: this.toEvent(c) }, true));
+      } else {
+        if (this.held.length >= HELD_MAX) events.push(...this.settle(this.held.shift()!, true));
+        this.held.push({ crossing: c, event: this.toEvent(c), sinceMs: tMs });
       }
-      if (this.held.length >= HELD_MAX) events.push(...this.settle(this.held.shift()!, true));
-      this.held.push({ crossing: c, event: this.toEvent(c), sinceMs: tMs });
     }
 
     // Background learns everywhere, slowly under (dilated) foreground so stopped vehicles are kept out, and
@@ -255,15 +254,15 @@ export class CameraAnalyzer {
 
   /**
    * Settles the held crossings whose place now has a usual motion (counted if they run with it, refused as
-   * wrong links if against), and those held HELD_MAX_SEC by tMs, or all with `all` (counted where none is
-   * known yet); returns the events of those counted, each with the time of its crossing.
+   * wrong links if against), and those held heldCrossingMaxSec by tMs, or all with `all` (counted where none
+   * is known yet); returns the events of those counted, each with the time of its crossing.
    */
   private settleHeld(tMs: number, all: boolean): CrossingEvent[] {
     const events: CrossingEvent[] = [];
     this.held = this.held.filter((h) => {
       const { crossing: c } = h;
       const verdict = this.tracker.withFlow(c.direction, c.x, c.y, tMs);
-      if (verdict === undefined && !all && tMs - h.sinceMs < HELD_MAX_SEC * 1000) return true;
+      if (verdict === undefined && !all && tMs - h.sinceMs < this.options.heldCrossingMaxSec * 1000) return true;
       events.push(...this.settle(h, verdict ?? true));
       return false;
     });
