@@ -156,10 +156,7 @@ export class Daemon implements AsyncDisposable {
         // In steps, with the event loop let through between them: the frame that ends a camera's start-up is
         // ~0.5 s of work, which would otherwise hold up the HTTP API, the other cameras and their downloads.
         for (const events of p.analyzer.steps({ width: f.width, height: f.height, scale: f.scale, data: f.data, timeMs: f.capturedAt })) {
-          if (events.length > 0) {
-            this.#store.addEvents(events);
-            for (const ev of events) this.#opts.onEvent?.(ev, this.#lineTotals(p, ev.lineId));
-          }
+          this.#record(p, events);
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
         p.stats.framesAnalysed++;
@@ -175,6 +172,13 @@ export class Daemon implements AsyncDisposable {
         f.release();
       }
     }
+  }
+
+  /** Stores a camera's crossing events and reports each, with its line's totals, to onEvent. */
+  #record(p: CameraPipeline, events: readonly CrossingEvent[]): void {
+    if (events.length === 0) return;
+    this.#store.addEvents(events);
+    for (const ev of events) this.#opts.onEvent?.(ev, this.#lineTotals(p, ev.lineId));
   }
 
   #lineTotals(p: CameraPipeline, lineId: string): { in: number; out: number } {
@@ -211,12 +215,7 @@ export class Daemon implements AsyncDisposable {
     await this.#channel.close(timeoutMs);
     await Promise.allSettled(this.#loops);
     // Crossings an analyzer still holds (see CameraAnalyzer.settleAll) are stored, not lost with it.
-    for (const p of this.#pipelines.values()) {
-      const events = p.analyzer.settleAll();
-      if (events.length === 0) continue;
-      this.#store.addEvents(events);
-      for (const ev of events) this.#opts.onEvent?.(ev, this.#lineTotals(p, ev.lineId));
-    }
+    for (const p of this.#pipelines.values()) this.#record(p, p.analyzer.settleAll());
     this.#store.close();
   }
 

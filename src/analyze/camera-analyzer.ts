@@ -21,7 +21,8 @@ import { Tracker, type TrackCrossing } from './tracker.js';
 const FIRST_DT_SEC = 0.2;
 // Flow prior cell, working px: about a near lane's width, so opposite directions stay apart.
 const FLOW_CELL = 12;
-// At most this many held crossings (see settleHeld and heldCrossingMaxSec) (one per vehicle, a few bytes each); beyond it the oldest counts at once.
+// At most this many held crossings (see settleHeld and heldCrossingMaxSec; one per vehicle, a few bytes each);
+// beyond it the oldest counts at once.
 const HELD_MAX = 256;
 // The start-up median runs in slices of about this many pixel-frames (a few ms each), each a step of its own
 // (see steps()).
@@ -235,12 +236,10 @@ export class CameraAnalyzer {
     for (const c of this.detectAndTrack(cur, tMs, false, frameDt)) {
       if (!c.provisional) {
         events.push(this.toEvent(c));
-      } else if (o.heldCrossingMaxSec === 0) {
-        events.push(...this.settle({ crossing: c, event: this.toEvent(c) }, true));
-      } else {
-        if (this.held.length >= HELD_MAX) events.push(...this.settle(this.held.shift()!, true));
-        this.held.push({ crossing: c, event: this.toEvent(c), sinceMs: tMs });
+        continue;
       }
+      if (this.held.length >= HELD_MAX) events.push(...this.settle(this.held.shift()!, true));
+      this.held.push({ crossing: c, event: this.toEvent(c), sinceMs: tMs });
     }
 
     // Background learns everywhere, slowly under (dilated) foreground so stopped vehicles are kept out, and

@@ -51,6 +51,8 @@ export interface TrackerParams {
   readonly trackMaxMissedSec: number;
   readonly lineMarginFrac: number;
   readonly lineMinMarginPx: number;
+  /** 0: a crossing where no usual motion is known counts at once instead of being held (see withFlow). */
+  readonly heldCrossingMaxSec: number;
 }
 
 export interface TrackCrossing extends LineCrossing {
@@ -616,11 +618,14 @@ export class Tracker {
     return D.whole && this.relArea(D) >= WHOLE * WHOLE;
   }
 
-  /** What every crossing of detection D at tMs is judged by: the hysteresis margin for its size, and withFlow. */
+  /**
+   * What every crossing of detection D at tMs is judged by: the hysteresis margin for its size, and withFlow
+   * (held for later where it cannot tell yet, unless heldCrossingMaxSec is 0).
+   */
   private lineRules(D: Detection, tMs: number): { margin: number; accept: Accept } {
     return {
       margin: Math.max(this.p.lineMinMarginPx, this.p.lineMarginFrac * D.size),
-      accept: (_line, direction, cx, cy) => this.withFlow(direction, cx, cy, tMs) ?? 'later',
+      accept: (_line, direction, cx, cy) => this.withFlow(direction, cx, cy, tMs) ?? (this.p.heldCrossingMaxSec > 0 ? 'later' : true),
     };
   }
 
