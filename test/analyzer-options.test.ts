@@ -27,6 +27,7 @@ describe('resolveAnalyzerOptions', () => {
     expect(() => resolveAnalyzerOptions({ noiseK: true }, 'c.analyzer')).toThrow(/noiseK/);
     expect(() => resolveAnalyzerOptions({ shadowMinRatio: 0.95 }, 'c.analyzer')).toThrow(/shadowMinRatio: must be below shadowMaxRatio/);
     expect(() => resolveAnalyzerOptions({ heldCrossingMaxSec: -1 }, 'c.analyzer')).toThrow(/c\.analyzer\.heldCrossingMaxSec: must be .*from 0 to 600/);
+    expect(() => resolveAnalyzerOptions({ shadowLearnMinRatio: 0 }, 'c.analyzer')).toThrow(/c\.analyzer\.shadowLearnMinRatio: must be .*from 0\.05 to 1/);
   });
 
   it('throws a ConfigError with the stable code', () => {

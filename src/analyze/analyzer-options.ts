@@ -19,6 +19,9 @@ export const ANALYZER_DEFAULTS = {
   minDiff: 14, // foreground threshold floor, 0-255 grey levels (clean synthetic images have ~0 noise)
   shadowSuppression: true, // pixels darker than background with unchanged chromaticity are not foreground
   shadowMinRatio: 0.4, // darkest shadow accepted: frame / background brightness
+  // A cast shadow dims the road by one ratio everywhere, so the scene's shadows show as a sharp peak in the
+  // ratios of darker, same-chromaticity pixels; a low sun's may lie below shadowMinRatio.
+  shadowLearnMinRatio: 0.3, // darkest shadow the scene's own shadows can teach (a peak below shadowMinRatio); ≥ shadowMinRatio: off
   shadowMaxRatio: 0.93, // lightest shadow: above this a darker pixel is just noise
   shadowChromaTol: 0.07, // max difference of per-channel ratios for a shadow (chromaticity preserved), plus 3 × noise sigma / background value
   minAreaPx: 80, // smallest blob considered a vehicle part, full-resolution px²
@@ -50,6 +53,7 @@ const RANGES: { readonly [K in keyof typeof ANALYZER_DEFAULTS]?: readonly [numbe
   noiseK: [1, 20, false],
   minDiff: [1, 128, false],
   shadowMinRatio: [0.05, 1, false],
+  shadowLearnMinRatio: [0.05, 1, false],
   shadowMaxRatio: [0.05, 1, false],
   shadowChromaTol: [0, 1, false],
   minAreaPx: [1, 1_000_000, false],

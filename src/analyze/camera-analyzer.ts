@@ -7,7 +7,7 @@ import type { AnalyzerFrame, CrossingEvent, VehicleClass } from './analyzer-type
 import { resolveAnalyzerOptions, type AnalyzerOptions } from './analyzer-options.js';
 import { buildRoiGeometry, checkFrameContainsRoi, sampleRoi, type RoiGeometry } from './roi-mask.js';
 import { allocPlanes, BackgroundModel, copyPlanes, type Planes } from './background-model.js';
-import { segmentForeground } from './foreground.js';
+import { segmentForeground, ShadowRatios } from './foreground.js';
 import { close, dilate } from './morphology.js';
 import { ComponentLabeler } from './connected-components.js';
 import { componentsToDetections, type Detection } from './blob-filter.js';
@@ -45,6 +45,7 @@ export class CameraAnalyzer {
   private readonly tmp1: Uint8Array;
   private readonly tmp2: Uint8Array;
   private readonly hist = new Uint32Array(256);
+  private readonly shadows: ShadowRatios;
   private readonly labeler: ComponentLabeler;
   private readonly persp: PerspectiveModel;
   private readonly flow: FlowPrior;
@@ -79,6 +80,7 @@ export class CameraAnalyzer {
     this.tmp1 = new Uint8Array(n);
     this.tmp2 = new Uint8Array(n);
     this.labeler = new ComponentLabeler(n);
+    this.shadows = new ShadowRatios(this.geom.maskCount);
     const g = this.geom;
     const x1 = g.x0 + g.width * g.scale, y1 = g.y0 + g.height * g.scale;
     this.persp = new PerspectiveModel(g.y0, y1);
@@ -193,6 +195,7 @@ export class CameraAnalyzer {
     this.lineCounter.reset();
     this.flow.reset();
     this.persp.reset();
+    this.shadows.reset();
   }
 
   /** The start-up, one step per slice of the median and per buffered frame of each pass (see steps()). */
@@ -281,12 +284,25 @@ export class CameraAnalyzer {
     return this.tracker.step(dets, tMs, dupWindowMs, learnOnly);
   }
 
+  /**
+   * Background subtraction into `this.fgRaw`, shadows taken out down to the darkness the scene's shadows have
+   * taught so far; a frame time not seen before teaches it too.
+   */
+  private segment(cur: Planes, tMs: number): void {
+    const o = this.options;
+    const g = this.geom;
+    this.bgModel.estimateGain(cur, g.mask, this.fgPrev);
+    const floor = this.shadows.floor(o.shadowMinRatio, o.shadowLearnMinRatio, o.shadowMaxRatio);
+    const ratios = this.shadows.teach(tMs);
+    this.thr = segmentForeground(cur, this.bgModel.bg, this.bgModel.gain, g.mask, o, this.diff, this.fgRaw, this.hist, floor, ratios);
+    if (ratios) this.shadows.learn();
+  }
+
   /** Background subtraction → blobs → detections; leaves the foreground mask in `this.fg`. */
   private detect(cur: Planes, tMs: number): Detection[] {
     const o = this.options;
     const g = this.geom;
-    this.bgModel.estimateGain(cur, g.mask, this.fgPrev);
-    this.thr = segmentForeground(cur, this.bgModel.bg, this.bgModel.gain, g.mask, o, this.diff, this.fgRaw, this.hist);
+    this.segment(cur, tMs);
     close(this.fgRaw, g.width, g.height, 1, this.fg, this.tmp1, this.tmp2);
     const comps = this.labeler.label(this.fg, g.width, g.height, cur);
     // Blobs of vehicles abreast are cut across the usual motion where it is known.
