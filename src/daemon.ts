@@ -214,8 +214,9 @@ export class Daemon implements AsyncDisposable {
     await Promise.allSettled([...this.#pipelines.values()].map((p) => p.source.close()));
     await this.#channel.close(timeoutMs);
     await Promise.allSettled(this.#loops);
-    // Crossings an analyzer still holds (see CameraAnalyzer.settleAll) are stored, not lost with it.
-    for (const p of this.#pipelines.values()) this.#record(p, p.analyzer.settleAll());
+    // What an analyzer has not counted yet is stored, not lost with it: the frames of a start-up still
+    // buffering (ended early, as at a replay's end) and the crossings it holds (see CameraAnalyzer.flush).
+    for (const p of this.#pipelines.values()) this.#record(p, p.analyzer.flush());
     this.#store.close();
   }
 

@@ -1,5 +1,6 @@
-// Closing the daemon stores the crossings its analyzers still hold (see analyzer-held-crossing.test.ts):
-// a vehicle that crawled across the line just before a shutdown is counted, not lost.
+// Closing the daemon stores the crossings its analyzers still hold (see analyzer-held-crossing.test.ts): a
+// vehicle that crawled across the line just before a shutdown is counted, not lost; so are the vehicles of
+// a start-up that the shutdown cut short.
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
 import { expect, it, onTestFinished } from 'vitest';
@@ -10,11 +11,11 @@ import { H, LINE_Y, T0, W, roadFrame, type Box } from './helpers/synthetic-road.
 import { startCamera } from './helpers/source-http.js';
 import { tempDir } from './helpers/temp-dir.js';
 
-it('stores a crossing still held when the daemon closes', async () => {
-  // One frame a second: empty road (start-up), a car crawling up across the line at 10 px/s (too slow to teach
-  // the place a usual motion, so its crossing is held), then the empty road again, served from then on.
-  const car = (y: number): Box => ({ x: 320, y, w: 48, h: 36 });
-  const scene: Box[][] = [...Array.from({ length: 10 }, () => []), ...[3, -7, -17, -27, -37].map((d) => [car(LINE_Y + d)]), []];
+/**
+ * Serves `scene` (boxes per frame, one frame a second of camera time) to a daemon, waits until it has
+ * analysed the last frame, checks what it counted by then, closes it and returns the day's stored in/out.
+ */
+async function runThenClose(scene: Box[][], analyzer: Record<string, number>, countedBeforeClose: { in: number; out: number }): Promise<[number, number]> {
   const frames = scene.map((boxes, t) => {
     const data = roadFrame(boxes, t % 2 ? 1.012 : 1); // no two frames in a row identical (a repeat is skipped)
     return jpeg.encode({ data, width: W, height: H }, 90).data;
@@ -31,7 +32,7 @@ it('stores a crossing still held when the daemon closes', async () => {
     cameras: [{
       id: 'cam', url: camera.url, pollIntervalMs: 20,
       roi: [[0, 0], [W, 0], [W, H], [0, H]], lines: [{ id: 'main', from: [0, LINE_Y], to: [W, LINE_Y] }],
-      analyzer: { bootstrapMinFrames: 5 },
+      analyzer,
     }],
     db,
   });
@@ -42,10 +43,26 @@ it('stores a crossing still held when the daemon closes', async () => {
     await new Promise((r) => setTimeout(r, 50));
   }
   expect(daemon.stats().cameras[0]).toMatchObject({ framesAnalysed: frames.length, dropped: 0 });
-  // Crossed ~6 s of camera time before the last frame: still held (for up to 30 s), so not stored yet.
-  expect(daemon.stats().cameras[0]!.counts).toEqual([{ lineId: 'main', in: 0, out: 0 }]);
+  expect(daemon.stats().cameras[0]!.counts).toEqual([{ lineId: 'main', ...countedBeforeClose }]);
   await daemon.close();
   const rows = queryCounts(db, parseQueryParams({ bucket: 'day' }, 'cli')) as { in: number; out: number; total: number }[];
   // (Rows of the day it crossed in camera time, and of today, when the daemon's polls were ticked.)
-  expect([rows.reduce((s, r) => s + r.in, 0), rows.reduce((s, r) => s + r.out, 0)]).toEqual([0, 1]);
+  return [rows.reduce((s, r) => s + r.in, 0), rows.reduce((s, r) => s + r.out, 0)];
+}
+
+const car = (y: number): Box => ({ x: 320, y, w: 48, h: 36 });
+
+it('stores a crossing still held when the daemon closes', async () => {
+  // Empty road (start-up), a car crawling up across the line at 10 px/s (too slow to teach the place a usual
+  // motion, so its crossing is held), then the empty road again, served from then on. It crossed ~6 s of
+  // camera time before the last frame: still held (for up to 30 s), so not stored before the close.
+  const scene: Box[][] = [...Array.from({ length: 10 }, () => []), ...[3, -7, -17, -27, -37].map((d) => [car(LINE_Y + d)]), []];
+  expect(await runThenClose(scene, { bootstrapMinFrames: 5 }, { in: 0, out: 0 })).toEqual([0, 1]);
+});
+
+it('stores the vehicles of a start-up that the close cut short', async () => {
+  // A car driving down across the line at 60 px/s while the camera's start-up (40 frames here) still buffers
+  // frames: nothing is counted before the close, which ends the start-up early and counts it.
+  const scene: Box[][] = [...Array.from({ length: 5 }, () => []), ...[-150, -90, -30, 30, 90, 150].map((d) => [car(LINE_Y + d)]), [], []];
+  expect(await runThenClose(scene, { bootstrapMinFrames: 40 }, { in: 0, out: 0 })).toEqual([1, 0]);
 });
