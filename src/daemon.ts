@@ -216,7 +216,14 @@ export class Daemon implements AsyncDisposable {
     await Promise.allSettled(this.#loops);
     // What an analyzer has not counted yet is stored, not lost with it: the frames of a start-up still
     // buffering (ended early, as at a replay's end) and the crossings it holds (see CameraAnalyzer.flush).
-    for (const p of this.#pipelines.values()) this.#record(p, p.analyzer.flush());
+    for (const [cameraId, p] of this.#pipelines) {
+      try {
+        this.#record(p, p.analyzer.flush());
+      } catch (err) {
+        // One camera's analyzer failing here must not keep the store from closing with every other count.
+        this.#log.warn(`camera ${cameraId}: its last frames could not be counted at shutdown: ${(err as Error).message}`);
+      }
+    }
     this.#store.close();
   }
 

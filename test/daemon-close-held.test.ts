@@ -3,8 +3,9 @@
 // a start-up that the shutdown cut short.
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
-import { expect, it, onTestFinished } from 'vitest';
+import { expect, it, onTestFinished, vi } from 'vitest';
 import { Daemon } from '../dist/src/daemon.js';
+import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { queryCounts, parseQueryParams } from '../dist/src/store/query-counts.js';
 import { H, LINE_Y, T0, W, roadFrame, type Box } from './helpers/synthetic-road.js';
@@ -65,4 +66,15 @@ it('stores the vehicles of a start-up that the close cut short', async () => {
   // frames: nothing is counted before the close, which ends the start-up early and counts it.
   const scene: Box[][] = [...Array.from({ length: 5 }, () => []), ...[-150, -90, -30, 30, 90, 150].map((d) => [car(LINE_Y + d)]), [], []];
   expect(await runThenClose(scene, { bootstrapMinFrames: 40 }, { in: 0, out: 0 })).toEqual([1, 0]);
+});
+
+it('closes the store with every count made when an analyzer fails at shutdown', async () => {
+  // The car is counted while the daemon runs; then the camera's last frames cannot be analysed at close.
+  const scene: Box[][] = [...Array.from({ length: 5 }, () => []), ...[-150, -90, -30, 30, 90, 150].map((d) => [car(LINE_Y + d)]), [], []];
+  const flush = vi.spyOn(CameraAnalyzer.prototype, 'flush').mockImplementation(() => {
+    throw new Error('analyzer broke');
+  });
+  onTestFinished(() => flush.mockRestore());
+  expect(await runThenClose(scene, { bootstrapMinFrames: 5 }, { in: 1, out: 0 })).toEqual([1, 0]);
+  expect(flush).toHaveBeenCalled();
 });
