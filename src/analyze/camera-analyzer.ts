@@ -157,21 +157,14 @@ export class CameraAnalyzer {
   }
 
   /**
-   * Ends counting for now (e.g. at the end of a replay): start-up, if not over, ends early so the buffered
-   * frames are analysed, and the crossings still held are settled (see settleAll).
+   * Ends counting for now (at the end of a replay, at the daemon's shutdown): start-up, if not over, ends
+   * early so the buffered frames are analysed, and every crossing still held is settled (see settleHeld):
+   * each counts unless what is known by then refuses it. Returns the events of those counted.
    */
   flush(): CrossingEvent[] {
     const events = this.initialised || this.bootstrap.length === 0 ? [] : [...this.finishBootstrap()].flat();
-    events.push(...this.settleAll());
+    events.push(...this.settleHeld(this.lastT, true));
     return events;
-  }
-
-  /**
-   * Settles every held crossing now (see settleHeld): when the camera's counting ends, each counts unless
-   * what is known by then refuses it. Returns the events of those counted.
-   */
-  settleAll(): CrossingEvent[] {
-    return this.settleHeld(this.lastT, true);
   }
 
   counts(): { lineId: string; in: number; out: number }[] {
