@@ -6,30 +6,13 @@ import { segmentForeground } from '../dist/src/analyze/foreground.js';
 import { ANALYZER_DEFAULTS } from '../dist/src/analyze/analyzer-options.js';
 import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
 import { H, T0, W, roadCamera, roadFrame } from './helpers/synthetic-road.js';
+import { PN, roadPlanes, type Patch } from './helpers/working-planes.js';
 
-const N = 64 * 48;
+const N = PN;
 
-/**
- * A textured road at working resolution (grey levels from `base` up), times `gain` (clipped), with an optional
- * patch, and camera `noise` added to every channel if given.
- */
-function planes(
-  gain: number,
-  patch?: { x0: number; y0: number; x1: number; y1: number; f: (r: number, g: number, b: number) => [number, number, number] },
-  { base = 80, noise }: { base?: number; noise?: () => number } = {},
-) {
-  const p = allocPlanes(N);
-  for (let y = 0; y < 48; y++) {
-    for (let x = 0; x < 64; x++) {
-      const i = y * 64 + x;
-      const v = base + ((x * 7 + y * 13) % 23) + (x > 40 ? 120 : 0); // includes a bright marking area
-      let r = Math.min(255, v * gain), g = Math.min(255, v * gain), b = Math.min(255, (v + 10) * gain);
-      if (patch && x >= patch.x0 && x < patch.x1 && y >= patch.y0 && y < patch.y1) [r, g, b] = patch.f(r, g, b);
-      if (noise) [r, g, b] = [Math.max(0, r + noise()), Math.max(0, g + noise()), Math.max(0, b + noise())];
-      p.r[i] = r; p.g[i] = g; p.b[i] = b;
-    }
-  }
-  return p;
+/** The road with a bright marking area, times `gain`, with an optional patch and camera noise (see roadPlanes). */
+function planes(gain: number, patch?: Patch, { base = 80, noise }: { base?: number; noise?: () => number } = {}) {
+  return roadPlanes({ gain, patches: patch ? [patch] : [], base, marking: true, noise });
 }
 
 function foregroundCount(bgFrames: ReturnType<typeof planes>[], cur: ReturnType<typeof planes>): number {

@@ -2,27 +2,15 @@
 // once the scene's shadows have recurred at such a ratio they are taken out like lighter ones; the vehicles
 // casting them, and dark vehicles, stay foreground.
 import { describe, expect, it } from 'vitest';
-import { BackgroundModel, allocPlanes } from '../dist/src/analyze/background-model.js';
+import { BackgroundModel } from '../dist/src/analyze/background-model.js';
 import { ShadowRatios, segmentForeground } from '../dist/src/analyze/foreground.js';
 import { ANALYZER_DEFAULTS } from '../dist/src/analyze/analyzer-options.js';
+import { PN, PW, roadPlanes, type Patch } from './helpers/working-planes.js';
 
-const W = 64, HT = 48, N = W * HT;
-type Patch = { x0: number; y0: number; x1: number; y1: number; f: (r: number, g: number, b: number) => [number, number, number] };
+const N = PN, W = PW;
 
-/** A textured grey road at working resolution with patches drawn over it (later ones on top). */
-function planes(patches: Patch[] = []) {
-  const p = allocPlanes(N);
-  for (let y = 0; y < HT; y++) {
-    for (let x = 0; x < W; x++) {
-      const i = y * W + x;
-      const v = 90 + ((x * 7 + y * 13) % 23);
-      let [r, g, b] = [v, v, v + 10];
-      for (const q of patches) if (x >= q.x0 && x < q.x1 && y >= q.y0 && y < q.y1) [r, g, b] = q.f(r, g, b);
-      p.r[i] = r; p.g[i] = g; p.b[i] = b;
-    }
-  }
-  return p;
-}
+/** The road (grey levels from 90) with patches drawn over it, later ones on top. */
+const planes = (patches: Patch[] = []) => roadPlanes({ base: 90, patches });
 
 const dim = (k: number) => (r: number, g: number, b: number): [number, number, number] => [r * k, g * k, b * k];
 const paint = (rgb: [number, number, number]) => (): [number, number, number] => rgb;
