@@ -4,9 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
 import type { CrossingEvent } from '../dist/src/analyze/analyzer-types.js';
-import { H, LINE_Y, T0, W, roadCamera, roadFrame, type Box } from './helpers/synthetic-road.js';
-
-const car = (y: number): Box => ({ x: 320, y, w: 48, h: 36 });
+import { CRAWL, H, LINE_Y, T0, W, car, roadCamera, roadFrame, type Box } from './helpers/synthetic-road.js';
 
 /**
  * Empty road until 6 s (start-up), then a car crawling up across the line at 10 px/s (a quarter of its size
@@ -17,11 +15,10 @@ function crawl(
   untilSec: number, later: (t: number) => Box[] = () => [], analyzer: Record<string, number> = {},
 ): { an: CameraAnalyzer; emitted: { atSec: number; ev: CrossingEvent }[] } {
   const an = new CameraAnalyzer(roadCamera(analyzer), 'cameras[0]');
-  const rows = [LINE_Y + 3, LINE_Y - 7, LINE_Y - 17, LINE_Y - 27, LINE_Y - 37];
   const emitted: { atSec: number; ev: CrossingEvent }[] = [];
   for (let t = 0; t <= untilSec; t++) {
     const k = t - 6;
-    const boxes = k >= 0 && k < rows.length ? [car(rows[k]!)] : later(t);
+    const boxes = k >= 0 && k < CRAWL.length ? [CRAWL[k]!] : later(t);
     for (const ev of an.process({ width: W, height: H, data: roadFrame(boxes), timeMs: T0 + t * 1000 })) emitted.push({ atSec: t, ev });
   }
   return { an, emitted };

@@ -8,7 +8,7 @@ import { Daemon } from '../dist/src/daemon.js';
 import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { queryCounts, parseQueryParams } from '../dist/src/store/query-counts.js';
-import { H, LINE_Y, T0, W, roadFrame, type Box } from './helpers/synthetic-road.js';
+import { CRAWL, H, LINE_Y, T0, W, car, roadFrame, type Box } from './helpers/synthetic-road.js';
 import { startCamera } from './helpers/source-http.js';
 import { tempDir } from './helpers/temp-dir.js';
 
@@ -51,30 +51,29 @@ async function runThenClose(scene: Box[][], analyzer: Record<string, number>, co
   return [rows.reduce((s, r) => s + r.in, 0), rows.reduce((s, r) => s + r.out, 0)];
 }
 
-const car = (y: number): Box => ({ x: 320, y, w: 48, h: 36 });
+// Empty road, then a car driving down across the line at 60 px/s, then empty road.
+const DRIVE_DOWN: Box[][] = [...Array.from({ length: 5 }, () => []), ...[-150, -90, -30, 30, 90, 150].map((d) => [car(LINE_Y + d)]), [], []];
 
 it('stores a crossing still held when the daemon closes', async () => {
-  // Empty road (start-up), a car crawling up across the line at 10 px/s (too slow to teach the place a usual
-  // motion, so its crossing is held), then the empty road again, served from then on. It crossed ~6 s of
+  // Empty road (start-up), the crawling car (CRAWL: its crossing is held), then the empty road again, served
+  // from then on. It crossed ~6 s of
   // camera time before the last frame: still held (for up to 30 s), so not stored before the close.
-  const scene: Box[][] = [...Array.from({ length: 10 }, () => []), ...[3, -7, -17, -27, -37].map((d) => [car(LINE_Y + d)]), []];
+  const scene: Box[][] = [...Array.from({ length: 10 }, () => []), ...CRAWL.map((b) => [b]), []];
   expect(await runThenClose(scene, { bootstrapMinFrames: 5 }, { in: 0, out: 0 })).toEqual([0, 1]);
 });
 
 it('stores the vehicles of a start-up that the close cut short', async () => {
   // A car driving down across the line at 60 px/s while the camera's start-up (40 frames here) still buffers
   // frames: nothing is counted before the close, which ends the start-up early and counts it.
-  const scene: Box[][] = [...Array.from({ length: 5 }, () => []), ...[-150, -90, -30, 30, 90, 150].map((d) => [car(LINE_Y + d)]), [], []];
-  expect(await runThenClose(scene, { bootstrapMinFrames: 40 }, { in: 0, out: 0 })).toEqual([1, 0]);
+  expect(await runThenClose(DRIVE_DOWN, { bootstrapMinFrames: 40 }, { in: 0, out: 0 })).toEqual([1, 0]);
 });
 
 it('closes the store with every count made when an analyzer fails at shutdown', async () => {
   // The car is counted while the daemon runs; then the camera's last frames cannot be analysed at close.
-  const scene: Box[][] = [...Array.from({ length: 5 }, () => []), ...[-150, -90, -30, 30, 90, 150].map((d) => [car(LINE_Y + d)]), [], []];
   const flush = vi.spyOn(CameraAnalyzer.prototype, 'flush').mockImplementation(() => {
     throw new Error('analyzer broke');
   });
   onTestFinished(() => flush.mockRestore());
-  expect(await runThenClose(scene, { bootstrapMinFrames: 5 }, { in: 1, out: 0 })).toEqual([1, 0]);
+  expect(await runThenClose(DRIVE_DOWN, { bootstrapMinFrames: 5 }, { in: 1, out: 0 })).toEqual([1, 0]);
   expect(flush).toHaveBeenCalled();
 });

@@ -2,7 +2,7 @@
 // camera outages never add or invert counts.
 import { describe, expect, it } from 'vitest';
 import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
-import { H, LINE_Y, T0, W, roadCamera, roadFrame, type Box } from './helpers/synthetic-road.js';
+import { H, LINE_Y, T0, W, car, roadCamera, roadFrame, type Box } from './helpers/synthetic-road.js';
 
 /**
  * Feeds empty frames for start-up, then one frame per entry (null = no vehicle) at the given times, then ends
@@ -19,8 +19,6 @@ function run(track: readonly { t: number; box: Box | null }[], startupSec = 6): 
   const c = an.counts()[0]!;
   return { in: c.in, out: c.out, events };
 }
-
-const car = (y: number, x = 320): Box => ({ x, y, w: 48, h: 36 });
 
 describe('line counting at low frame rates', () => {
   it('counts a vehicle seen only twice at 1 fps, once on each side of the line, exactly once', () => {

@@ -56,3 +56,12 @@ export function roadFrame(boxes: readonly Box[] = [], gain = 1): Uint8Array {
 }
 
 export const T0 = Date.UTC(2024, 0, 1);
+
+/** The scenes' car: 48 × 36 px, centred on row y and column x (320: the middle of the road). */
+export const car = (y: number, x = 320): Box => ({ x, y, w: 48, h: 36 });
+
+/**
+ * A car crawling up across the line at 10 px/s, one frame a second: a quarter of its size per second, too slow
+ * to teach the place a usual motion, so its crossing is held (see heldCrossingMaxSec).
+ */
+export const CRAWL: readonly Box[] = [3, -7, -17, -27, -37].map((d) => car(LINE_Y + d));
