@@ -6,7 +6,7 @@ import { validateConfig } from '../dist/src/config/validate-config.js';
 import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
 import { boxAverageRgba } from '../dist/src/decode/decode-scale.js';
 import type { CrossingEvent } from '../dist/src/analyze/analyzer-types.js';
-import { H, LINE_Y, T0, W, roadCamera, roadFrame } from './helpers/synthetic-road.js';
+import { H, LINE_Y, T0, W, car, roadCamera, roadFrame } from './helpers/synthetic-road.js';
 
 /** Repeats each pixel of a small image s x s times: the full-size frame whose box average is `small`. */
 function replicate(small: { width: number; height: number; data: Uint8Array }, s: number): Uint8Array {
@@ -45,7 +45,7 @@ describe('analyzer at decode scale', () => {
   }, 60_000);
 
   it('counts the synthetic road at scale 4 like at full size, bbox in full-resolution pixels', () => {
-    const box = (y: number) => ({ x: 322, y, w: 48, h: 36 }); // edges off the 4-pixel grid
+    const box = (y: number) => car(y, 322); // edges off the 4-pixel grid
     const run = (s: 1 | 4) => {
       const an = new CameraAnalyzer(roadCamera(), 'cameras[0]');
       const events: CrossingEvent[] = [];
@@ -70,8 +70,8 @@ describe('analyzer at decode scale', () => {
       return an.process({ width: img.width, height: img.height, scale: s, data: img.data, timeMs: T0 + t * 1000 });
     };
     for (let t = 0; t < 9; t++) feed(roadFrame(), t, ([1, 4, 2] as const)[t % 3]!);
-    feed(roadFrame([{ x: 320, y: LINE_Y - 70, w: 48, h: 36 }]), 9, 4);
-    feed(roadFrame([{ x: 320, y: LINE_Y + 80, w: 48, h: 36 }]), 10, 1);
+    feed(roadFrame([car(LINE_Y - 70)]), 9, 4);
+    feed(roadFrame([car(LINE_Y + 80)]), 10, 1);
     expect(an.counts()[0]).toEqual({ lineId: 'main', in: 1, out: 0 });
   });
 

@@ -3,12 +3,12 @@
 import { expect, test } from 'vitest';
 import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
 import type { CrossingEvent } from '../dist/src/analyze/analyzer-types.js';
-import { H, LINE_Y, T0, W, roadCamera, roadFrame } from './helpers/synthetic-road.js';
+import { H, LINE_Y, T0, W, car, roadCamera, roadFrame } from './helpers/synthetic-road.js';
 
 // Start-up of 8 frames at 1 fps, during which a car crosses the line; then an ordinary frame.
 const FRAMES = Array.from({ length: 9 }, (_, t) => ({
   timeMs: T0 + t * 1000,
-  data: roadFrame(t >= 3 && t <= 6 ? [{ x: 320, y: LINE_Y - 120 + (t - 3) * 80, w: 48, h: 36 }] : []),
+  data: roadFrame(t >= 3 && t <= 6 ? [car(LINE_Y - 120 + (t - 3) * 80)] : []),
 }));
 const camera = roadCamera({ bootstrapMinFrames: 8, bootstrapSec: 0 });
 

@@ -56,8 +56,8 @@ const DRIVE_DOWN: Box[][] = [...Array.from({ length: 5 }, () => []), ...[-150, -
 
 it('stores a crossing still held when the daemon closes', async () => {
   // Empty road (start-up), the crawling car (CRAWL: its crossing is held), then the empty road again, served
-  // from then on. It crossed ~6 s of
-  // camera time before the last frame: still held (for up to 30 s), so not stored before the close.
+  // from then on. It crossed ~6 s of camera time before the last frame: still held (for up to 30 s), so not
+  // stored before the close.
   const scene: Box[][] = [...Array.from({ length: 10 }, () => []), ...CRAWL.map((b) => [b]), []];
   expect(await runThenClose(scene, { bootstrapMinFrames: 5 }, { in: 0, out: 0 })).toEqual([0, 1]);
 });
