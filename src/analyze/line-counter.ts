@@ -237,6 +237,32 @@ export class LineCounter {
     return out;
   }
 
+  /**
+   * A track that left the view from (x, y, tMs), its blob cut by the ROI's edge: a line it was last seen past
+   * (inside the margin, since a blob cut by the edge stops short of it) from the side it was confirmed on counts.
+   */
+  observeExit(
+    st: LineState, x: number, y: number, tMs: number, size: number, ox: number, oy: number, dupWindowMs: number,
+    accept: Accept = () => true, distinct: Distinct = () => false,
+  ): LineCrossing[] {
+    const out: LineCrossing[] = [];
+    for (let i = 0; i < this.geo.length; i++) {
+      const was = st.side[i]!;
+      if (st.counted[i] || was === 0) continue;
+      const s = this.side(i, x, y);
+      if (s * was >= 0) continue;
+      const g = this.geo[i]!;
+      const px = st.sideX[i]!, py = st.sideY[i]!, pt = st.sideT[i]!;
+      const sp = this.side(i, px, py);
+      const f = sp / (sp - s);
+      const cx = px + f * (x - px), cy = py + f * (y - py);
+      const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
+      if (along < 0 || along > g.len || (s - this.side(i, ox, oy)) * -was <= 0) continue;
+      this.tally(st, i, was < 0 ? 'in' : 'out', pt + f * (tMs - pt), cx, cy, along, size, dupWindowMs, accept, distinct, out);
+    }
+    return out;
+  }
+
   // The track has crossed line i: it never counts there again, and the crossing counts unless the caller
   // refuses it or it is a fragment of a vehicle that just crossed at the same place. One the caller holds
   // ('later') is passed on provisional, neither counted nor in the habit until settled.

@@ -105,6 +105,8 @@ const OVERLAP = 0.25;
 // pair is about 2. A lorry is as big; a part of it that comes apart as a blob of its own is left to the
 // duplicate check.
 const MERGED = 1.5;
+// A blob whose box comes within this many px of the ROI's bounds is cut by the edge of the view.
+const EDGE_PX = 8;
 
 export class Tracker {
   tracks: Track[] = [];
@@ -444,14 +446,28 @@ export class Tracker {
    * A moving track missed in this frame had not stopped where it was (it would have been seen there): since
    * its last sighting `gone` s ago it went at least MISSED_STEP of the way predicted. At 1 fps a vehicle last
    * seen near a line, inside the margin, is often next seen so far on (or not at all, leaving the ROI, or
-   * hidden) that no link is made: it crossed.
+   * hidden) that no link is made: it crossed. One gone from a blob cut by the ROI's edge crossed a line its
+   * last sighting was past (see LineCounter.observeExit).
    */
   private observeMissed(T: Track, gone: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
     // A vehicle that was slowing down is judged at its latest speed.
     const [vx, vy] = Math.hypot(T.lastVx, T.lastVy) < Math.hypot(T.vx, T.vy) ? [T.lastVx, T.lastVy] : [T.vx, T.vy];
     const [px, py] = this.ground.moved(T.x, T.y, MISSED_STEP * vx * gone, MISSED_STEP * vy * gone);
-    if (Number.isNaN(py)) return;
-    this.observe(T, px, py, tMs, out, dupWindowMs);
+    if (!Number.isNaN(py)) this.observe(T, px, py, tMs, out, dupWindowMs);
+    // Gone at once from a blob cut by the ROI's edge, it left the view there: a line its blob's centroid had
+    // got past counts, though not beyond the margin (the part still in view stops short of the vehicle's
+    // centre; a lorry leaving a low camera's view sideways at 2 fps).
+    if (T.missed === 1 && this.atEdge(T.det)) {
+      const D = T.det;
+      const { accept } = this.lineRules(D, tMs);
+      for (const c of this.lines.observeExit(T.lines, T.x, T.y, T.lastT, D.size, T.firstX, T.firstY, dupWindowMs, accept, this.seenApart)) out.push({ ...c, track: T, det: D });
+    }
+  }
+
+  /** Whether D's box reaches the ROI's bounds (within EDGE_PX): a vehicle cut by the edge of the view. */
+  private atEdge(D: Detection): boolean {
+    const b = this.bounds;
+    return D.bx <= b.x0 + EDGE_PX || D.by <= b.y0 + EDGE_PX || D.bx + D.bw >= b.x1 - EDGE_PX || D.by + D.bh >= b.y1 - EDGE_PX;
   }
 
   /**
