@@ -192,17 +192,7 @@ export class LineCounter {
         }
       }
       if (was !== 0 && was !== now && !st.counted[i]) {
-        const g = this.geo[i]!;
-        const sp = this.side(i, px, py);
-        const f = sp / (sp - s);
-        const cx = px + f * (x - px);
-        const cy = py + f * (y - py);
-        const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
-        // Overall motion since birth must point the same way (a jittering or re-associated box does not).
-        const overall = this.side(i, x, y) - this.side(i, ox, oy);
-        if (along >= 0 && along <= g.len && overall * now > 0) {
-          this.tally(st, i, now > 0 ? 'in' : 'out', pt + f * (tMs - pt), cx, cy, along, size, dupWindowMs, accept, distinct, out);
-        }
+        this.crossed(st, i, now, px, py, pt, x, y, s, tMs, size, ox, oy, dupWindowMs, accept, distinct, out);
       }
       st.side[i] = now;
       st.sideX[i] = x;
@@ -251,16 +241,31 @@ export class LineCounter {
       if (st.counted[i] || was === 0) continue;
       const s = this.side(i, x, y);
       if (s * was >= 0) continue;
-      const g = this.geo[i]!;
-      const px = st.sideX[i]!, py = st.sideY[i]!, pt = st.sideT[i]!;
-      const sp = this.side(i, px, py);
-      const f = sp / (sp - s);
-      const cx = px + f * (x - px), cy = py + f * (y - py);
-      const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
-      if (along < 0 || along > g.len || (s - this.side(i, ox, oy)) * -was <= 0) continue;
-      this.tally(st, i, was < 0 ? 'in' : 'out', pt + f * (tMs - pt), cx, cy, along, size, dupWindowMs, accept, distinct, out);
+      this.crossed(st, i, -was as -1 | 1, st.sideX[i]!, st.sideY[i]!, st.sideT[i]!, x, y, s, tMs, size, ox, oy, dupWindowMs, accept, distinct, out);
     }
     return out;
+  }
+
+  /**
+   * A track last on side −now of line i at (px, py, pt), now at (x, y, tMs) on side `now` (s: its signed
+   * distance there): the crossing counts (see tally) where it falls within the line's ends and the track's
+   * overall motion since (ox, oy) runs the same way.
+   */
+  private crossed(
+    st: LineState, i: number, now: -1 | 1, px: number, py: number, pt: number, x: number, y: number, s: number, tMs: number,
+    size: number, ox: number, oy: number, dupWindowMs: number, accept: Accept, distinct: Distinct, out: LineCrossing[],
+  ): void {
+    const g = this.geo[i]!;
+    const sp = this.side(i, px, py);
+    const f = sp / (sp - s);
+    const cx = px + f * (x - px);
+    const cy = py + f * (y - py);
+    const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
+    // Overall motion since birth must point the same way (a jittering or re-associated box does not).
+    const overall = s - this.side(i, ox, oy);
+    if (along >= 0 && along <= g.len && overall * now > 0) {
+      this.tally(st, i, now > 0 ? 'in' : 'out', pt + f * (tMs - pt), cx, cy, along, size, dupWindowMs, accept, distinct, out);
+    }
   }
 
   // The track has crossed line i: it never counts there again, and the crossing counts unless the caller
