@@ -163,6 +163,10 @@ export class CameraAnalyzer {
    */
   flush(): CrossingEvent[] {
     const events = this.initialised || this.bootstrap.length === 0 ? [] : [...this.finishBootstrap()].flat();
+    for (const c of this.tracker.release()) {
+      if (c.provisional) this.held.push({ crossing: c, event: this.toEvent(c), sinceMs: this.lastT });
+      else events.push(this.toEvent(c));
+    }
     events.push(...this.settleHeld(this.lastT, true));
     return events;
   }
@@ -223,13 +227,15 @@ export class CameraAnalyzer {
       if (tMs <= this.lastT) return []; // duplicate or out-of-order frame: nothing new to learn
       dtSec = FIRST_DT_SEC;
     }
+    // Crossings of the tracks about to end that still await a next link (see Tracker.confirm) are held.
+    const released = dtSec > o.maxGapSec ? this.tracker.release() : [];
     if (dtSec > o.maxGapSec) this.tracker.endAll();
     const frameDt = Math.min(dtSec, o.maxGapSec);
     this.lastT = tMs;
 
     // Crossings held in earlier frames, judged by what those frames taught.
     const events = this.settleHeld(tMs, false);
-    for (const c of this.detectAndTrack(cur, tMs, false, frameDt)) {
+    for (const c of [...released, ...this.detectAndTrack(cur, tMs, false, frameDt)]) {
       if (!c.provisional) {
         events.push(this.toEvent(c));
         continue;

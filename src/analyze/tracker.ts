@@ -41,6 +41,8 @@ export interface Track {
    * just before (see seenApart).
    */
   trail: { t: number; d: Detection; missed: number }[];
+  /** Crossings of a link after AWAIT_GAP or more missed frames, held until its next link (see confirm). */
+  awaiting?: TrackCrossing[];
 }
 
 /** Per track, before a frame's links: where it was, its velocity and its blob. */
@@ -97,6 +99,11 @@ const SAME_VELOCITY = 0.5;
 const HOLD_SHARE = 0.5;
 // Sightings each track keeps, to tell two vehicles from two parts of one (see seenApart).
 const TRAIL = 3;
+// A link after this many missed frames may have taken another vehicle; its crossings wait for the next link.
+const AWAIT_GAP = 2;
+// Its next link refutes them when it runs back towards the line by more than this share of the blob's size
+// (more than a whole blob's centre jitters between frames).
+const AWAIT_BACK = 0.1;
 // Two blobs seen in one frame are two vehicles when each is an uncut blob of at least WHOLE × the typical
 // vehicle's size for its row, and their boxes overlap by less than OVERLAP × the smaller one's size.
 const WHOLE = 0.7;
@@ -310,6 +317,11 @@ export class Tracker {
       }
       kept.push(T);
     }
+    // A track that ends with crossings awaiting its next link: nothing refuted them.
+    if (kept.length < this.tracks.length) {
+      const keep = new Set(kept);
+      for (const T of this.tracks) if (T.awaiting && !keep.has(T)) crossings.push(...T.awaiting);
+    }
     this.tracks = kept;
 
     for (let di = 0; di < dets.length; di++) {
@@ -347,6 +359,7 @@ export class Tracker {
     const G = this.ground;
     const vx = (G.gx(D.x, D.y) - G.gx(T.x, T.y)) / dt, vy = (G.gy(D.y) - G.gy(T.y)) / dt;
     const confirmed = T.hasVel;
+    const gap = T.missed, px = T.x, py = T.y;
     const bornT = T.lastT, born = T.det, firstLink = !confirmed && T.hits === 1;
     if (firstLink) firstLinks.push({ T, born, bornT });
     if (T.hasVel) {
@@ -399,7 +412,12 @@ export class Tracker {
     T.hits++;
     T.missed = 0;
     if (!learnOnly) {
-      this.observe(T, D.x, D.y, tMs, out, dupWindowMs);
+      if (T.awaiting) this.confirm(T, px, py, out);
+      if (gap >= AWAIT_GAP) {
+        const held: TrackCrossing[] = [];
+        this.observe(T, D.x, D.y, tMs, held, dupWindowMs, true);
+        if (held.length > 0) T.awaiting = held;
+      } else this.observe(T, D.x, D.y, tMs, out, dupWindowMs);
       if (firstLink) this.observeUnseenEntry(T, born, D, bornT, tMs, out, dupWindowMs);
     }
   }
@@ -594,12 +612,39 @@ export class Tracker {
    * Feeds T's position (x, y) at tMs, where it was seen or is judged to be, to the line counter, with the margin
    * and rules of its latest sighting; its crossings go to `out`.
    */
-  private observe(T: Track, x: number, y: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
+  private observe(T: Track, x: number, y: number, tMs: number, out: TrackCrossing[], dupWindowMs: number, awaitNext = false): void {
     const D = T.det;
-    const { margin, accept } = this.lineRules(D, tMs);
-    for (const c of this.lines.observe(T.lines, x, y, tMs, margin, D.size, T.firstX, T.firstY, dupWindowMs, accept, this.seenApart)) {
+    const rules = this.lineRules(D, tMs);
+    const accept: Accept = awaitNext ? (...a) => rules.accept(...a) && 'later' : rules.accept;
+    for (const c of this.lines.observe(T.lines, x, y, tMs, rules.margin, D.size, T.firstX, T.firstY, dupWindowMs, accept, this.seenApart)) {
       out.push({ ...c, track: T, det: D });
     }
+  }
+
+  /**
+   * Settles T's awaiting crossings by its link from (px, py) to where it is now: a vehicle that has just
+   * crossed a line goes on; a link back across it by more than AWAIT_BACK × its size shows that the link
+   * before took another vehicle (at 1 fps, a track missed for seconds takes a car entering the view in the
+   * other direction), and the crossing is refused as a wrong link. Those passed go out held (provisional), so
+   * the usual motion still judges them.
+   */
+  private confirm(T: Track, px: number, py: number, out: TrackCrossing[]): void {
+    for (const c of T.awaiting!) {
+      const back = (this.lines.side(c.line, T.x, T.y) - this.lines.side(c.line, px, py)) * (c.direction === 'in' ? 1 : -1);
+      if (back < -AWAIT_BACK * T.det.size) this.lines.settle(c, false);
+      else out.push(c);
+    }
+    T.awaiting = undefined;
+  }
+
+  /** Crossings still awaiting a next link, passed on held (see confirm): before an outage ends every track, and when counting stops. */
+  release(): TrackCrossing[] {
+    const out: TrackCrossing[] = [];
+    for (const T of this.tracks) {
+      if (T.awaiting) out.push(...T.awaiting);
+      T.awaiting = undefined;
+    }
+    return out;
   }
 
   /**
