@@ -102,7 +102,7 @@ const TRAIL = 3;
 // A link after this many missed frames may have taken another vehicle; its crossings wait for the next link.
 const AWAIT_GAP = 2;
 // Its next link refutes them when it runs back towards the line by more than this share of the blob's size
-// (more than a whole blob's centre jitters between frames).
+// (the share allows for a blob's centre moving as its outline changes).
 const AWAIT_BACK = 0.1;
 // Two blobs seen in one frame are two vehicles when each is an uncut blob of at least WHOLE × the typical
 // vehicle's size for its row, and their boxes overlap by less than OVERLAP × the smaller one's size.
