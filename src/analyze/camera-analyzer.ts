@@ -163,10 +163,7 @@ export class CameraAnalyzer {
    */
   flush(): CrossingEvent[] {
     const events = this.initialised || this.bootstrap.length === 0 ? [] : [...this.finishBootstrap()].flat();
-    for (const c of this.tracker.release()) {
-      if (c.provisional) this.held.push({ crossing: c, event: this.toEvent(c), sinceMs: this.lastT });
-      else events.push(this.toEvent(c));
-    }
+    this.admit(this.tracker.release(), this.lastT, events);
     events.push(...this.settleHeld(this.lastT, true));
     return events;
   }
@@ -227,22 +224,15 @@ export class CameraAnalyzer {
       if (tMs <= this.lastT) return []; // duplicate or out-of-order frame: nothing new to learn
       dtSec = FIRST_DT_SEC;
     }
-    // Crossings of the tracks about to end that still await a next link (see Tracker.confirm) are held.
-    const released = dtSec > o.maxGapSec ? this.tracker.release() : [];
-    if (dtSec > o.maxGapSec) this.tracker.endAll();
+    // An outage ends every track; their crossings still awaiting a next link (see Tracker.confirm) are held.
+    const released = dtSec > o.maxGapSec ? this.tracker.endAll() : [];
     const frameDt = Math.min(dtSec, o.maxGapSec);
     this.lastT = tMs;
 
     // Crossings held in earlier frames, judged by what those frames taught.
     const events = this.settleHeld(tMs, false);
-    for (const c of [...released, ...this.detectAndTrack(cur, tMs, false, frameDt)]) {
-      if (!c.provisional) {
-        events.push(this.toEvent(c));
-        continue;
-      }
-      if (this.held.length >= HELD_MAX) events.push(...this.settle(this.held.shift()!, true));
-      this.held.push({ crossing: c, event: this.toEvent(c), sinceMs: tMs });
-    }
+    this.admit(released, tMs, events);
+    this.admit(this.detectAndTrack(cur, tMs, false, frameDt), tMs, events);
 
     // Background learns everywhere, slowly under (dilated) foreground so stopped vehicles are kept out, and
     // elsewhere by at most the foreground threshold per step, so cast shadows are kept out too.
@@ -251,6 +241,21 @@ export class CameraAnalyzer {
     const alphaFg = 1 - Math.exp(-frameDt / o.fgTimeConstantSec);
     this.bgModel.update(cur, g.mask, this.fgPrev, alphaBg, alphaFg, this.thr);
     return events;
+  }
+
+  /**
+   * Crossings found at tMs: counted ones become events at once; held (provisional) ones wait in `held`, the
+   * oldest settled as counted when HELD_MAX wait already.
+   */
+  private admit(crossings: readonly TrackCrossing[], tMs: number, events: CrossingEvent[]): void {
+    for (const c of crossings) {
+      if (!c.provisional) {
+        events.push(this.toEvent(c));
+        continue;
+      }
+      if (this.held.length >= HELD_MAX) events.push(...this.settle(this.held.shift()!, true));
+      this.held.push({ crossing: c, event: this.toEvent(c), sinceMs: tMs });
+    }
   }
 
   /**

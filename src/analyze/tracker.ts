@@ -138,9 +138,14 @@ export class Tracker {
     this.watchedSinceMs = NaN;
   }
 
-  /** Ends every track (camera outage, time jump): nothing links across the gap. */
-  endAll(): void {
+  /**
+   * Ends every track (camera outage, time jump): nothing links across the gap. Returns the crossings that
+   * awaited a next link, passed on held as for any track that ends (see confirm).
+   */
+  endAll(): TrackCrossing[] {
+    const released = this.release();
     this.reset();
+    return released;
   }
 
   /**
@@ -637,7 +642,7 @@ export class Tracker {
     T.awaiting = undefined;
   }
 
-  /** Crossings still awaiting a next link, passed on held (see confirm): before an outage ends every track, and when counting stops. */
+  /** Crossings still awaiting a next link, passed on held (see confirm): when every track ends, and when counting stops. */
   release(): TrackCrossing[] {
     const out: TrackCrossing[] = [];
     for (const T of this.tracks) {
