@@ -1,6 +1,6 @@
 // Blobs → vehicle detections: the parts of one vehicle are joined, separate vehicles are not, even when the
 // learnt typical vehicle is too large; vehicles abreast with no gap between them are cut apart where their
-// colours differ.
+// colours differ, even in a blob too narrow to be cut at a valley.
 import { describe, expect, it } from 'vitest';
 import { componentsToDetections } from '../dist/src/analyze/blob-filter.js';
 import { ComponentLabeler } from '../dist/src/analyze/connected-components.js';
@@ -69,6 +69,23 @@ describe('blob filter', () => {
     // Two grey cars abreast, and one wide vehicle whose shaded side is darker with the same chromaticity.
     expect(boxes(detect([[200, 200, 100, 80, [120, 120, 124]], [300, 200, 100, 80, WHITE]], car))).toEqual([[200, 200, 200, 80]]);
     expect(boxes(detect([[200, 200, 100, 80, [60, 40, 30]], [300, 200, 100, 80, [180, 120, 90]]], car))).toEqual([[200, 200, 200, 80]]);
+  });
+
+  it('cuts by colour a blob too narrow to be cut at a valley: a car half hidden beside a lorry', () => {
+    // 160 px wide, 1.6 × the typical car: the car's visible 72 px beside the lorry's 88.
+    expect(boxes(detect([[200, 200, 72, 80, RED], [272, 160, 88, 160, WHITE]], car))).toEqual([[200, 200, 72, 80], [272, 160, 88, 160]]);
+  });
+
+  it('does not cut a blob of one colour at a valley unless it is wider than splitWidthFactor vehicles', () => {
+    // Two grey parts joined by a low bridge: a valley between them, in a blob 1.6 × the typical car wide.
+    const parts: [number, number, number, number][] = [[200, 200, 72, 80], [272, 264, 16, 16], [288, 200, 72, 80]];
+    expect(boxes(detect(parts, car))).toEqual([[200, 200, 160, 80]]);
+    // The same shape 188 px wide is wider than 1.75 cars, and is cut in the valley.
+    const cut = boxes(detect([[200, 200, 88, 80], [288, 264, 12, 16], [300, 200, 88, 80]], car));
+    expect(cut).toHaveLength(2);
+    expect(cut[0]![0]! + cut[0]![2]!).toBeGreaterThanOrEqual(288);
+    expect(cut[1]![0]!).toBeLessThanOrEqual(300);
+    expect(cut[1]![0]! + cut[1]![2]!).toBe(388);
   });
 
   it('does not cut far vehicles of a few working pixels by colour', () => {

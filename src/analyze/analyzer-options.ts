@@ -28,6 +28,9 @@ export const ANALYZER_DEFAULTS = {
   minSizeFrac: 0.35, // once perspective is learned: reject blobs smaller than this × typical vehicle size at that row
   maxAspect: 5, // reject blobs longer than this × their width (or wider than this × their height)
   splitWidthFactor: 1.75, // a blob wider than this × typical vehicle width at its row is split (side by side), at a valley or where the colour changes
+  // A colour edge is evidence of two vehicles by itself, so it needs less width than a valley does: enough for
+  // a second vehicle to show half its width beside the first (a car half hidden by a lorry).
+  colourSplitWidthFactor: 1.5, // ... and a blob wider than this × that width only where the colour changes
   maxSpeedSizesPerSec: 20, // plausible speed gate, in vehicle sizes per second (~150 km/h for a car)
   maxGapSec: 5, // frames further apart than this (camera outage) end all tracks instead of linking them
   trackMaxMissedSec: 2.5, // a track unseen for longer than this (and for 2+ frames) is dropped
@@ -60,6 +63,7 @@ const RANGES: { readonly [K in keyof typeof ANALYZER_DEFAULTS]?: readonly [numbe
   minSizeFrac: [0, 1, false],
   maxAspect: [1, 50, false],
   splitWidthFactor: [1.2, 10, false],
+  colourSplitWidthFactor: [1.2, 10, false],
   maxSpeedSizesPerSec: [1, 200, false],
   maxGapSec: [0.1, 3_600, false],
   trackMaxMissedSec: [0.1, 60, false],

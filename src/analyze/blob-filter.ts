@@ -57,6 +57,7 @@ export interface BlobFilterParams {
   readonly minSizeFrac: number;
   readonly maxAspect: number;
   readonly splitWidthFactor: number;
+  readonly colourSplitWidthFactor: number;
 }
 
 /** Splits and filters components; `labels` is the label image the components came from. */
@@ -77,10 +78,13 @@ export function componentsToDetections(
     const cy = geom.y0 + (c.sumY / c.area + 0.5) * s;
     const expW = persp.width(cy);
     const wFull = (c.maxX - c.minX + 1) * s;
-    if (!Number.isNaN(expW) && wFull > p.splitWidthFactor * expW && c.label > 0) {
+    // Cuts at a valley need the wider blob: a single vehicle's profile can dip, where a colour edge across the
+    // lanes is seldom inside one vehicle (see colourSplitWidthFactor).
+    const byValley = wFull > p.splitWidthFactor * expW;
+    const byColour = persp.size(cy) >= CHROMA_MIN_SIZE * s && wFull > p.colourSplitWidthFactor * expW;
+    if (!Number.isNaN(expW) && (byValley || byColour) && c.label > 0) {
       const cx = geom.x0 + (c.sumX / c.area + 0.5) * s;
-      const byColour = persp.size(cy) >= CHROMA_MIN_SIZE * s;
-      const parts = splitAcross(c, labels, cur, geom, Math.round(wFull / expW), direction?.(cx, cy), byColour);
+      const parts = splitAcross(c, labels, cur, geom, Math.round(wFull / expW), direction?.(cx, cy), byValley, byColour);
       for (const part of parts) push(part.c, parts.length === 1, part.owns);
     } else {
       push(c, c.label > 0);
@@ -140,10 +144,11 @@ export type MotionDirection = (x: number, y: number) => readonly [number, number
 // Cuts a blob into k parts across the lanes: pixels are ordered by their offset u across the direction of
 // motion (image columns when it is unknown), and cuts go at the emptiest offsets near evenly spaced
 // positions. Vehicles abreast on a road running diagonally through the image overlap in columns, but the
-// gap between their lanes runs along the motion, so it shows as a valley in u. With `byColour`, a cut with
-// no valley may go where the colour changes (see CHROMA_CUT).
+// gap between their lanes runs along the motion, so it shows as a valley in u. Cuts go at a valley with
+// `byValley`, and with `byColour` where the colour changes (see CHROMA_CUT) when there is no valley to cut at.
 function splitAcross(
-  c: Component, labels: Int32Array, cur: Planes, geom: RoiGeometry, k: number, dir: readonly [number, number] | undefined, byColour: boolean,
+  c: Component, labels: Int32Array, cur: Planes, geom: RoiGeometry, k: number, dir: readonly [number, number] | undefined,
+  byValley: boolean, byColour: boolean,
 ): Part[] {
   const w = geom.width;
   const len = dir ? Math.hypot(dir[0], dir[1]) : 0;
@@ -194,7 +199,7 @@ function splitAcross(
     let left = 0, right = 0;
     for (let u = Math.max(lo0, best - Math.round(part)); u < best; u++) left = Math.max(left, count[u]!);
     for (let u = best + 1; u <= Math.min(hi0, best + Math.round(part)); u++) right = Math.max(right, count[u]!);
-    if (count[best]! <= VALLEY * Math.min(left, right)) cuts.push(best);
+    if (byValley && count[best]! <= VALLEY * Math.min(left, right)) cuts.push(best);
     else if (rgb) {
       const u = colourEdge(count, rgb, lo, hi, lo0, hi0, Math.round(part));
       if (u >= 0) cuts.push(u);
