@@ -80,7 +80,7 @@ describe('blob filter', () => {
     // Two grey parts joined by a low bridge: a valley between them, in a blob 1.6 × the typical car wide.
     const parts: [number, number, number, number][] = [[200, 200, 72, 80], [272, 264, 16, 16], [288, 200, 72, 80]];
     expect(boxes(detect(parts, car))).toEqual([[200, 200, 160, 80]]);
-    // The same shape 188 px wide is wider than 1.75 cars, and is cut in the valley.
+    // Two such parts and bridge 188 px wide in all are wider than 1.75 cars, and are cut in the valley.
     const cut = boxes(detect([[200, 200, 88, 80], [288, 264, 12, 16], [300, 200, 88, 80]], car));
     expect(cut).toHaveLength(2);
     expect(cut[0]![0]! + cut[0]![2]!).toBeGreaterThanOrEqual(288);

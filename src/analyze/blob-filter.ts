@@ -79,10 +79,11 @@ export function componentsToDetections(
     const expW = persp.width(cy);
     const wFull = (c.maxX - c.minX + 1) * s;
     // Cuts at a valley need the wider blob: a single vehicle's profile can dip, where a colour edge across the
-    // lanes is seldom inside one vehicle (see colourSplitWidthFactor).
+    // lanes is seldom inside one vehicle (see colourSplitWidthFactor). Both are false while no typical width
+    // is learnt (expW NaN).
     const byValley = wFull > p.splitWidthFactor * expW;
-    const byColour = persp.size(cy) >= CHROMA_MIN_SIZE * s && wFull > p.colourSplitWidthFactor * expW;
-    if (!Number.isNaN(expW) && (byValley || byColour) && c.label > 0) {
+    const byColour = wFull > p.colourSplitWidthFactor * expW && persp.size(cy) >= CHROMA_MIN_SIZE * s;
+    if ((byValley || byColour) && c.label > 0) {
       const cx = geom.x0 + (c.sumX / c.area + 0.5) * s;
       const parts = splitAcross(c, labels, cur, geom, Math.round(wFull / expW), direction?.(cx, cy), byValley, byColour);
       for (const part of parts) push(part.c, parts.length === 1, part.owns);
