@@ -387,7 +387,10 @@ export class Tracker {
     T.speed = Math.hypot(D.x - T.x, D.y - T.y) / dt;
     // Vehicles do not turn back on the road: a track now REVERSAL sizes back from the farthest it got from its
     // start (measured along start → farthest point) follows another vehicle (a switch where small, far
-    // vehicles of both directions meet). From the turn on it is judged as that vehicle: its start moves to
+    // vehicles of both directions meet). So does one that went REVERSAL sizes from its start and is now as far
+    // from its farthest point, on the way back: a wrong first link ran up the image, say, and the track then
+    // took a vehicle of the other direction crossing the image at a slant, mostly sideways to that first link
+    // (6 m pole at 2 fps, seed 9 at 9.5-16 s). From the turn on it is judged as that vehicle: its start moves to
     // the turning point, else the old start, beyond a line the new vehicle crosses, vetoes that crossing.
     // Lines already counted stay counted; one where its crossing was refused as a wrong link, counted for no
     // vehicle, is open to the new one. Its velocity, too, is the new vehicle's alone: averaged with the
@@ -395,10 +398,11 @@ export class Tracker {
     // neither, and the new vehicle's next sighting, often just past a line, starts a track of its own.
     const dFar = Math.hypot(T.farX - T.firstX, T.farY - T.firstY);
     const pNow = dFar > 0 ? ((D.x - T.firstX) * (T.farX - T.firstX) + (D.y - T.firstY) * (T.farY - T.firstY)) / dFar : 0;
+    const turn = REVERSAL * D.size;
     if (pNow >= dFar) {
       T.farX = D.x;
       T.farY = D.y;
-    } else if (dFar - pNow > REVERSAL * D.size) {
+    } else if (dFar - pNow > turn || (dFar > turn && Math.hypot(D.x - T.farX, D.y - T.farY) > turn)) {
       T.firstX = T.farX;
       T.firstY = T.farY;
       T.farX = D.x;
