@@ -53,6 +53,8 @@ describe('blob filter', () => {
     // Two 80x64 cars 80 px apart across and 48 px apart along: their joint box (240x176) fits a 240x200 lorry.
     const dets = detect([[40, 40, 80, 64], [200, 152, 80, 64]], { size: 200, width: 240, height: 200 });
     expect(dets.map((d) => [d.bx, d.by, d.bw, d.bh]).sort((a, b) => a[0]! - b[0]!)).toEqual([[40, 40, 80, 64], [200, 152, 80, 64]]);
+    // Two blobs, not the parts of one cut apart: the tracker must not take them for vehicles seen side by side.
+    expect(dets.map((d) => d.splitOf)).toEqual([undefined, undefined]);
   });
 
   // Two 100x80 cars abreast with no gap: their blob's columns are equally full, so there is no valley to cut at.
@@ -60,8 +62,12 @@ describe('blob filter', () => {
   const boxes = (dets: { bx: number; by: number; bw: number; bh: number }[]) => dets.map((d) => [d.bx, d.by, d.bw, d.bh]).sort((a, b) => a[0]! - b[0]!);
   const car = { size: 90, width: 100, height: 80 };
 
-  it('cuts two touching cars abreast apart where their colours differ', () => {
-    expect(boxes(detect([[200, 200, 100, 80, RED], [300, 200, 100, 80, WHITE]], car))).toEqual([[200, 200, 100, 80], [300, 200, 100, 80]]);
+  it('cuts two touching cars abreast apart where their colours differ, and marks the parts as one blob\'s', () => {
+    const redWhite = detect([[200, 200, 100, 80, RED], [300, 200, 100, 80, WHITE]], car);
+    expect(boxes(redWhite)).toEqual([[200, 200, 100, 80], [300, 200, 100, 80]]);
+    // The tracker finds both vehicles in the blob should they merge again (see Tracker.hide).
+    expect(redWhite[0]!.splitOf).toBeDefined();
+    expect(redWhite[1]!.splitOf).toBe(redWhite[0]!.splitOf);
     expect(boxes(detect([[200, 200, 100, 80, BLUE], [300, 200, 100, 80, WHITE]], car))).toEqual([[200, 200, 100, 80], [300, 200, 100, 80]]);
   });
 

@@ -62,3 +62,14 @@ test('a track whose blob is back to one vehicle\'s size ends after trackMaxMisse
   // Merged for two frames, then the blob is the left vehicle's alone: the other one left the road unseen.
   expect(run(abreast(70, rowsApartEarly, rowsAfterEarly.slice(0, 2), rowsAfterEarly.slice(2)))).toEqual([[0, 'in']]);
 });
+
+test('two vehicles abreast, cut apart from one blob and then one blob again, are both counted even where one is not predicted inside it', () => {
+  // The blob of the pair was cut in two (parts of one blob, `splitOf`) at rows 220-300; at 300 the cut put the
+  // left part's centroid 40 px to the left, so its track predicts it beside the merged blob, not in it.
+  const parts = (y: number, shift: number): Detection[] => [{ ...car(560 - shift, y), whole: false, splitOf: 1 }, { ...car(660, y + 10), whole: false, splitOf: 1 }];
+  const frames = [parts(220, 0), parts(260, 0), parts(300, 40), ...rowsMerged.map((y) => [merged(car(560, y), car(660, y + 10))])];
+  expect(run(frames)).toEqual([
+    [0, 'in'],
+    [0, 'in'],
+  ]);
+});

@@ -27,6 +27,11 @@ export interface Detection {
   thumb: Float32Array;
   /** False when split from a wider blob or merged from fragments: such a blob must not teach perspective. */
   whole: boolean;
+  /**
+   * For each part of a blob cut across the lanes (see splitAcross): the blob's label in its frame, the same for
+   * all its parts, which the cut found to be vehicles side by side.
+   */
+  splitOf?: number;
 }
 
 /** Thumbnail grid side: coarse enough for a 6-px-wide far car, fine enough to tell a windscreen from a roof. */
@@ -86,7 +91,7 @@ export function componentsToDetections(
     if ((byValley || byColour) && c.label > 0) {
       const cx = geom.x0 + (c.sumX / c.area + 0.5) * s;
       const parts = splitAcross(c, labels, cur, geom, Math.round(wFull / expW), direction?.(cx, cy), byValley, byColour);
-      for (const part of parts) push(part.c, parts.length === 1, part.owns);
+      for (const part of parts) push(part.c, parts.length === 1, part.owns, parts.length > 1 ? c.label : undefined);
     } else {
       push(c, c.label > 0);
     }
@@ -94,7 +99,7 @@ export function componentsToDetections(
   return out;
 
   // `owns`: which of the label's pixels belong to this part (a split part owns a range of offsets across the motion).
-  function push(c: Component, whole: boolean, owns?: (x: number, y: number) => boolean): void {
+  function push(c: Component, whole: boolean, owns?: (x: number, y: number) => boolean, splitOf?: number): void {
     if (c.area === 0) return;
     const area = c.area * s * s;
     const thumb = thumbnail(c, labels, cur, geom.width, groupOf, owns);
@@ -122,6 +127,7 @@ export function componentsToDetections(
       b: c.sumB / c.area,
       thumb,
       whole,
+      ...(splitOf === undefined ? {} : { splitOf }),
     });
   }
 }
