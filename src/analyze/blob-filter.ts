@@ -127,7 +127,7 @@ export function componentsToDetections(
       b: c.sumB / c.area,
       thumb,
       whole,
-      ...(splitOf === undefined ? {} : { splitOf }),
+      splitOf,
     });
   }
 }

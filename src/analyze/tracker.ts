@@ -524,23 +524,15 @@ export class Tracker {
       const len = Math.hypot(vx, vy);
       if (len === 0) return true;
       const k = Math.max(0, ((h.by.x - prev[0]) * vx + (h.by.y - prev[1]) * vy) / len);
-      h.x = Math.min(D.bx + D.bw, Math.max(D.bx, h.x + (k * vx) / len));
-      h.y = Math.min(D.by + D.bh, Math.max(D.by, h.y + (k * vy) / len));
+      [h.x, h.y] = clampToBox(D, h.x + (k * vx) / len, h.y + (k * vy) / len);
       return true;
     }
     const [px, py] = this.ground.moved(T.x, T.y, T.vx * gone, T.vy * gone);
     if (Number.isNaN(py)) return false;
-    const taken = (D: Detection): Track | undefined => this.tracks.find((B) => B !== T && B.det === D && B.missed === 0);
-    let di = dets.findIndex((D, i) => detUsed[i] && inBox(D, px, py));
-    if (di < 0) {
-      di = dets.findIndex((D, i) => {
-        const B = detUsed[i] ? taken(D) : undefined;
-        const last = B && before.get(B);
-        return !!B && !!last && this.cutApart(T, B, last[4]);
-      });
-    }
-    if (di < 0) return false;
-    const D = dets[di]!;
+    // The track that took blob E in this frame.
+    const taken = (E: Detection): Track | undefined => this.tracks.find((B) => B !== T && B.det === E && B.missed === 0);
+    const D = dets.find((E, i) => detUsed[i] && inBox(E, px, py)) ?? dets.find((E, i) => detUsed[i] && cutApart(T, taken(E)));
+    if (!D) return false;
     const by = taken(D);
     const prev = by && before.get(by);
     if (!by || !prev || !by.hasVel) return false;
@@ -553,14 +545,9 @@ export class Tracker {
     const mx = px - T.x, my = py - T.y;
     const lateral = Math.abs((prev[0] - T.x) * my - (prev[1] - T.y) * mx) / Math.max(1e-9, Math.hypot(mx, my));
     if (lateral < ABREAST * T.det.size) return false;
-    T.hidden = { by, x: Math.min(D.bx + D.bw, Math.max(D.bx, px)), y: Math.min(D.by + D.bh, Math.max(D.by, py)), alone: this.relArea(prev[4]), own: this.relArea(T.det) };
+    const [hx, hy] = clampToBox(D, px, py);
+    T.hidden = { by, x: hx, y: hy, alone: this.relArea(prev[4]), own: this.relArea(T.det) };
     return true;
-  }
-
-  /** Whether T's last blob and B's blob `bLast` (B's last before this frame) were parts of one blob cut apart in one frame. */
-  private cutApart(T: Track, B: Track, bLast: Detection): boolean {
-    const bLastT = B.trail.length >= 2 ? B.trail[B.trail.length - 2]!.t : NaN;
-    return T.det.splitOf !== undefined && bLast.splitOf === T.det.splitOf && bLastT === T.lastT;
   }
 
   /**
@@ -808,6 +795,20 @@ function onStep(x0: number, y0: number, mx: number, my: number, kMin: number, kM
   const m2 = mx * mx + my * my;
   const k = m2 > 0 ? Math.min(kMax, Math.max(kMin, ((x - x0) * mx + (y - y0) * my) / m2)) : 0;
   return { k, e: Math.hypot(x - (x0 + k * mx), y - (y0 + k * my)) };
+}
+
+/**
+ * Whether T's last blob and B's last one before its link in this frame were parts of one blob cut apart (see
+ * Detection.splitOf), in the same frame.
+ */
+function cutApart(T: Track, B: Track | undefined): boolean {
+  const last = B?.trail[B.trail.length - 2];
+  return T.det.splitOf !== undefined && last !== undefined && last.d.splitOf === T.det.splitOf && last.t === T.lastT;
+}
+
+/** (x, y) moved into D's box. */
+function clampToBox(D: Detection, x: number, y: number): [number, number] {
+  return [Math.min(D.bx + D.bw, Math.max(D.bx, x)), Math.min(D.by + D.bh, Math.max(D.by, y))];
 }
 
 /** Whether (x, y) lies in D's box, edges included. */
