@@ -87,6 +87,32 @@ describe('background model', () => {
     expect(foregroundCount([withCar, planes(1), planes(1), withCar, planes(1)], planes(1))).toBe(0);
   });
 
+  it('start-up frames taken across a brightness step give a background at one level, whichever way vehicles tip each pixel', () => {
+    // Five frames under a cloud (0.65), then six in full light: a pixel's median falls between the two levels,
+    // and a vehicle in one frame tips it to either side. A black car in a bright frame leaves its place at the
+    // dark level, brighter in every later frame than the rest of the model says; a white van in a dark frame
+    // leaves its place at the bright level.
+    const car = { x0: 40, y0: 10, x1: 50, y1: 18, f: () => [10, 10, 10] as [number, number, number] };
+    const van = { x0: 10, y0: 10, x1: 24, y1: 20, f: () => [250, 250, 250] as [number, number, number] };
+    const frames = [planes(0.65), planes(0.65, van), planes(0.65), planes(0.65), planes(0.65), planes(1), planes(1, car), planes(1), planes(1), planes(1), planes(1)];
+    const mask = new Uint8Array(N).fill(1);
+    const model = new BackgroundModel(N);
+    const gains = model.startupGains(frames, mask);
+    model.initFromMedian(frames, mask, 0, N, gains);
+    const fg = new Uint8Array(N);
+    for (const gain of [0.65, 1]) {
+      const cur = planes(gain);
+      model.estimateGain(cur, mask, new Uint8Array(N));
+      segmentForeground(cur, model.bg, model.gain, mask, ANALYZER_DEFAULTS, new Float32Array(N), fg);
+      expect(fg.reduce((a, v) => a + v, 0), `road at gain ${gain}`).toBe(0);
+    }
+    // Each frame's gain over the last, and 1 for frames in the last one's light.
+    expect(Array.from(gains.subarray(0, 3), (g) => Math.round(g * 100) / 100)).toEqual([0.65, 0.65, 0.65]);
+    expect([...gains.subarray(15)]).toEqual(Array(18).fill(1));
+    // A drift of exposure smaller than a step is left to the median.
+    expect([...model.startupGains([planes(1.08), planes(0.95), planes(1)], mask)]).toEqual(Array(9).fill(1));
+  });
+
   it('an empty road under repeated brightness steps counts nothing end to end', () => {
     const an = new CameraAnalyzer(roadCamera(), 'cameras[0]');
     const gains = [1, 1, 1, 1, 1, 1, 1.35, 1.35, 1.35, 0.65, 0.65, 1, 1, 1.4, 0.7, 0.7, 1];

@@ -197,9 +197,11 @@ export class CameraAnalyzer {
     const frames = this.bootstrap;
     this.bootstrap = [];
     const planes = frames.map((f) => f.planes);
+    const gains = this.bgModel.startupGains(planes, this.geom.mask);
+    yield [];
     const slice = Math.max(256, Math.ceil(MEDIAN_STEP_SAMPLES / frames.length));
     for (let from = 0; from < this.n; from += slice) {
-      this.bgModel.initFromMedian(planes, this.geom.mask, from, Math.min(this.n, from + slice));
+      this.bgModel.initFromMedian(planes, this.geom.mask, from, Math.min(this.n, from + slice), gains);
       yield [];
     }
     this.initialised = true;
