@@ -8,6 +8,9 @@ export interface Planes {
   readonly b: Float32Array;
 }
 
+/** The planes by channel index, 0..2. */
+const CHANNELS = ['r', 'g', 'b'] as const;
+
 export function allocPlanes(n: number): Planes {
   return { r: new Float32Array(n), g: new Float32Array(n), b: new Float32Array(n) };
 }
@@ -94,7 +97,7 @@ export class BackgroundModel {
     const tmp = new Float32Array(k);
     const half = k >> 1;
     for (let c = 0; c < 3; c++) {
-      const ch = c === 0 ? 'r' : c === 1 ? 'g' : 'b';
+      const ch = CHANNELS[c]!;
       const out = this.bg[ch];
       for (let i = from; i < to; i++) {
         if (!mask[i]) continue;
@@ -123,7 +126,7 @@ export class BackgroundModel {
     for (let f = 0; f < k - 1; f++) {
       let step = false;
       for (let c = 0; c < 3; c++) {
-        const ch = c === 0 ? 'r' : c === 1 ? 'g' : 'b';
+        const ch = CHANNELS[c]!;
         g[c] = this.medianRatio(frames[f]![ch], ref[ch], mask) ?? 1;
         if (Math.abs(g[c]! - 1) > STARTUP_STEP) step = true;
       }
@@ -139,7 +142,7 @@ export class BackgroundModel {
    */
   estimateGain(cur: Planes, mask: Uint8Array, prevFg: Uint8Array): void {
     for (let c = 0; c < 3; c++) {
-      const ch = c === 0 ? 'r' : c === 1 ? 'g' : 'b';
+      const ch = CHANNELS[c]!;
       this.gain[c] = this.medianRatio(cur[ch], this.bg[ch], mask, prevFg) ?? 1;
     }
   }
@@ -184,7 +187,7 @@ export class BackgroundModel {
    */
   update(cur: Planes, mask: Uint8Array, fg: Uint8Array, alphaBg: number, alphaFg: number, limit: number): void {
     for (let c = 0; c < 3; c++) {
-      const ch = c === 0 ? 'r' : c === 1 ? 'g' : 'b';
+      const ch = CHANNELS[c]!;
       const x = cur[ch];
       const m = this.bg[ch];
       const g = this.gain[c]!;
