@@ -3,7 +3,7 @@
 // seeds (different traffic) and is judged on the sum: about 20 vehicles per direction and seed, so one vehicle
 // is 5% of a single run, and a case that passed or failed on one seed's luck would say little about the analyzer.
 import { describe, expect, it } from 'vitest';
-import { countSeeds, expectWithin5Percent, type Scenario } from './helpers/scenario-counts.js';
+import { ALL_TARGETS, countSeeds, expectWithin5Percent, type Scenario } from './helpers/scenario-counts.js';
 
 // Every scenario at 1, 2 and 5 fps (issue 4), plus JPEG quality 60. Durations give roughly 20 or more vehicles
 // per direction and seed for each scenario's traffic volume. A case listed in NOT_MET misses the target today
@@ -18,10 +18,6 @@ const CASES: { scenario: Scenario; fps: number; durationSec: number; jpegQuality
     [1, 2, 5].map((fps) => ({ scenario, fps, durationSec, met: !NOT_MET.has(`${scenario}@${fps}`) }))),
   { scenario: 'default', fps: 2, durationSec: 120, jpegQuality: 60, met: true },
 ];
-
-// The ≤5% targets of issue 4 are not met yet in every case (see README, "Accuracy"): those not met run with
-// `npm run test:accuracy` (which runs all) and are reported as skipped by `npm test` until they pass.
-const ALL_TARGETS = process.env.TC_ACCURACY_TARGETS === '1';
 
 describe('analyzer accuracy targets on simulated scenarios', () => {
   for (const c of CASES) {
