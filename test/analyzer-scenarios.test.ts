@@ -28,9 +28,14 @@ describe('analyzer accuracy targets on simulated scenarios', () => {
   }
 });
 
+// No traffic is cheap to simulate, so the empty road runs on nine seeds (nine series of steps of light) at every
+// rate: on seeds 1-6 a brightening step clipped the road markings and their blobs counted (46, 42 and 40
+// phantom vehicles at 1, 2 and 5 fps), while seeds 7-9 happened to count zero.
 describe('analyzer on a simulated empty road', () => {
-  it('counts zero under lighting drift, illumination steps and noise', () => {
-    const { rows, tables } = countSeeds('empty', 2, 90);
-    expect(rows.map((r) => r.auto), tables).toEqual(rows.map(() => 0));
-  }, 120_000);
+  for (const fps of [1, 2, 5]) {
+    it(`counts zero under lighting drift, illumination steps and noise at ${fps} fps`, () => {
+      const { rows, tables } = countSeeds('empty', fps, 90, undefined, undefined, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(rows.map((r) => r.auto), tables).toEqual(rows.map(() => 0));
+    }, 180_000);
+  }
 });

@@ -92,16 +92,23 @@ export class BackgroundModel {
    * [from, to) only, so that the work can be done in slices. `gains` (see startupGains), when given, are each
    * frame's per-channel gain over the last frame's light: each frame is divided by its own first.
    */
-  initFromMedian(frames: readonly Planes[], mask: Uint8Array, from = 0, to = this.n, gains?: Float64Array): void {
-    const k = frames.length;
-    const tmp = new Float32Array(k);
-    const half = k >> 1;
+  initFromMedian(frames: readonly Planes[], mask: Uint8Array, from = 0, to = this.n, gains?: Float64Array, refClipped?: Uint8Array): void {
+    const tmp = new Float32Array(frames.length);
     for (let c = 0; c < 3; c++) {
       const ch = CHANNELS[c]!;
       const out = this.bg[ch];
       for (let i = from; i < to; i++) {
         if (!mask[i]) continue;
-        for (let f = 0; f < k; f++) tmp[f] = gains ? frames[f]![ch][i]! / gains[3 * f + c]! : frames[f]![ch][i]!;
+        // Where the last frame clipped samples, a darker frame brought up to its light overshoots it (the clipped
+        // part takes the gain that the camera cut off): only frames as bright or brighter count there.
+        const clip = gains !== undefined && refClipped !== undefined && refClipped[i]! > 0;
+        let k = 0;
+        for (let f = 0; f < frames.length; f++) {
+          const gf = gains ? gains[3 * f + c]! : 1;
+          if (clip && gf < 1) continue;
+          tmp[k++] = frames[f]![ch][i]! / gf;
+        }
+        const half = k >> 1;
         const upper = select(tmp, k, half);
         out[i] = k % 2 ? upper : 0.5 * (maxBelow(tmp, half) + upper);
       }
@@ -185,7 +192,7 @@ export class BackgroundModel {
    * 1 fps, seed 6, with the noise allowance of segmentForeground: 15 phantom vehicles in 20 s on the centre line).
    * Like a running median, the model still follows a change that lasts most of the time.
    */
-  update(cur: Planes, mask: Uint8Array, fg: Uint8Array, alphaBg: number, alphaFg: number, limit: number): void {
+  update(cur: Planes, mask: Uint8Array, fg: Uint8Array, alphaBg: number, alphaFg: number, limit: number, relit?: Uint8Array): void {
     for (let c = 0; c < 3; c++) {
       const ch = CHANNELS[c]!;
       const x = cur[ch];
@@ -200,7 +207,9 @@ export class BackgroundModel {
         const step = fg[i] ? alphaFg * d : alphaBg * (d > limit ? limit : d < -limit ? -limit : d);
         // A clipped pixel only says "at least this bright": learning from it would darken the model of a
         // white marking, which then shows as foreground once the light dims again.
-        m[i] = xv >= SATURATED && bv >= xv ? bv : bv + step;
+        // A pixel that took the step in part (see segmentForeground's relit) is learnt as it is now, at once.
+        if (relit && relit[i]) m[i] = xv;
+        else m[i] = xv >= SATURATED && bv >= xv ? bv : bv + step;
       }
     }
   }

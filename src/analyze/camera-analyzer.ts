@@ -42,6 +42,15 @@ export class CameraAnalyzer {
   private readonly fgRaw: Uint8Array;
   private readonly fg: Uint8Array;
   private readonly fgPrev: Uint8Array;
+  /** Pixels that took this frame's step of light only in part (see segmentForeground), when it had one. */
+  private readonly relit: Uint8Array;
+  private relitNow = false;
+  /** Share of clipped samples per pixel of the live frame (see sampleRoi). */
+  private readonly clipped: Float32Array;
+  /** ... and of the live frame each pixel was last road in: what the background there was learnt from. */
+  private readonly bgClipped: Float32Array;
+  /** The planes `clipped` belongs to. */
+  private clipFor: Planes | undefined;
   private readonly tmp1: Uint8Array;
   private readonly tmp2: Uint8Array;
   private readonly hist = new Uint32Array(256);
@@ -52,7 +61,8 @@ export class CameraAnalyzer {
   private readonly ground: GroundPlane;
   private readonly lineCounter: LineCounter;
   private readonly tracker: Tracker;
-  private bootstrap: { planes: Planes; timeMs: number }[] = [];
+  /** Start-up frames, with the share of clipped samples per pixel (see sampleRoi) in 1/255ths. */
+  private bootstrap: { planes: Planes; clipped: Uint8Array; timeMs: number }[] = [];
   /** Crossings held until the usual motion where they happened is known (see settleHeld), oldest first. */
   private held: { crossing: TrackCrossing; event: CrossingEvent; sinceMs: number }[] = [];
   private initialised = false;
@@ -77,6 +87,9 @@ export class CameraAnalyzer {
     this.fgRaw = new Uint8Array(n);
     this.fg = new Uint8Array(n);
     this.fgPrev = new Uint8Array(n);
+    this.relit = new Uint8Array(n);
+    this.clipped = new Float32Array(n);
+    this.bgClipped = new Float32Array(n);
     this.tmp1 = new Uint8Array(n);
     this.tmp2 = new Uint8Array(n);
     this.labeler = new ComponentLabeler(n);
@@ -137,16 +150,18 @@ export class CameraAnalyzer {
     }
     if (!this.initialised) {
       const planes = allocPlanes(this.n);
-      sampleRoi(frame.data, frame.width, scale, this.geom, planes.r, planes.g, planes.b);
+      sampleRoi(frame.data, frame.width, scale, this.geom, planes.r, planes.g, planes.b, this.clipped);
+      const clipped = Uint8Array.from(this.clipped, (v) => Math.round(v * 255));
       const last = this.bootstrap[this.bootstrap.length - 1];
-      if (!last || frame.timeMs > last.timeMs) this.bootstrap.push({ planes, timeMs: frame.timeMs });
+      if (!last || frame.timeMs > last.timeMs) this.bootstrap.push({ planes, clipped, timeMs: frame.timeMs });
       const o = this.options;
       const span = (frame.timeMs - this.bootstrap[0]!.timeMs) / 1000;
       if (this.bootstrap.length >= o.bootstrapMaxFrames || (this.bootstrap.length >= o.bootstrapMinFrames && span >= o.bootstrapSec)) {
         yield* this.finishBootstrap();
       }
     } else {
-      sampleRoi(frame.data, frame.width, scale, this.geom, this.cur.r, this.cur.g, this.cur.b);
+      sampleRoi(frame.data, frame.width, scale, this.geom, this.cur.r, this.cur.g, this.cur.b, this.clipped);
+      this.clipFor = this.cur;
       yield this.analyse(this.cur, frame.timeMs);
     }
   }
@@ -184,6 +199,7 @@ export class CameraAnalyzer {
     this.frames = 0;
     this.totalMs = 0;
     this.fgPrev.fill(0);
+    this.bgClipped.fill(0);
     this.tracker.reset();
     this.tracker.created = 0;
     this.lineCounter.reset();
@@ -201,21 +217,34 @@ export class CameraAnalyzer {
     yield [];
     const slice = Math.max(256, Math.ceil(MEDIAN_STEP_SAMPLES / frames.length));
     for (let from = 0; from < this.n; from += slice) {
-      this.bgModel.initFromMedian(planes, this.geom.mask, from, Math.min(this.n, from + slice), gains);
+      this.bgModel.initFromMedian(planes, this.geom.mask, from, Math.min(this.n, from + slice), gains, frames[frames.length - 1]!.clipped);
       yield [];
     }
+    // The background was learnt from frames in the last one's light, where it clipped samples (see initFromMedian).
+    const ref = frames[frames.length - 1]!.clipped;
+    for (let i = 0; i < this.n; i++) this.bgClipped[i] = ref[i]! / 255;
     this.initialised = true;
     // Two learning passes over the start-up frames, so the counting pass (and a 1-fps camera) starts
     // knowing the perspective (from blobs that moved) and then the usual motion in ground coordinates.
     for (const pass of [1, 2]) {
       for (const f of frames) {
+        this.useClipped(f);
         this.tracker.step(this.detect(f.planes, f.timeMs), f.timeMs, 0, true);
         yield [];
       }
       this.tracker.reset();
       if (pass === 1) this.flow.reset();
     }
-    for (const f of frames) yield this.analyse(f.planes, f.timeMs);
+    for (const f of frames) {
+      this.useClipped(f);
+      yield this.analyse(f.planes, f.timeMs);
+    }
+  }
+
+  /** Makes a start-up frame's clipped shares those of the frame segmented next (see segment). */
+  private useClipped(f: { planes: Planes; clipped: Uint8Array }): void {
+    for (let i = 0; i < this.n; i++) this.clipped[i] = f.clipped[i]! / 255;
+    this.clipFor = f.planes;
   }
 
   private analyse(cur: Planes, tMs: number): CrossingEvent[] {
@@ -241,7 +270,8 @@ export class CameraAnalyzer {
     dilate(this.fg, g.width, g.height, 1, this.fgPrev, this.tmp1);
     const alphaBg = 1 - Math.exp(-frameDt / o.bgTimeConstantSec);
     const alphaFg = 1 - Math.exp(-frameDt / o.fgTimeConstantSec);
-    this.bgModel.update(cur, g.mask, this.fgPrev, alphaBg, alphaFg, this.thr);
+    this.bgModel.update(cur, g.mask, this.fgPrev, alphaBg, alphaFg, this.thr, this.relitNow ? this.relit : undefined);
+    if (cur === this.clipFor) for (let i = 0; i < this.n; i++) if (!this.fgPrev[i]) this.bgClipped[i] = this.clipped[i]!;
     return events;
   }
 
@@ -300,7 +330,11 @@ export class CameraAnalyzer {
     this.bgModel.estimateGain(cur, g.mask, this.fgPrev);
     const floor = this.shadows.floor(o.shadowMinRatio, o.shadowLearnMinRatio, o.shadowMaxRatio);
     const ratios = this.shadows.teach(tMs);
-    this.thr = segmentForeground(cur, this.bgModel.bg, this.bgModel.gain, g.mask, o, this.diff, this.fgRaw, this.hist, floor, ratios);
+    // Only a frame whose clipped shares are at hand may take pixels that took a step of light in part for road
+    // (the background learns them only when the frame is analysed for counting: see analyse).
+    const relit = cur === this.clipFor ? { prevFg: this.fgPrev, clippedNow: this.clipped, clippedBefore: this.bgClipped, out: this.relit } : undefined;
+    this.relitNow = relit !== undefined;
+    this.thr = segmentForeground(cur, this.bgModel.bg, this.bgModel.gain, g.mask, o, this.diff, this.fgRaw, this.hist, floor, ratios, relit);
     if (ratios) this.shadows.learn();
   }
 

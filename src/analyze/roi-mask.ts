@@ -76,13 +76,21 @@ export function checkFrameContainsRoi(geom: RoiGeometry, frameWidth: number, fra
   }
 }
 
+/** A sample this bright in any channel may have been clipped by the camera. */
+const CLIPPED = 254;
+
 /**
  * Averages each working pixel's block of the crop into r/g/b (values 0-255). A working pixel is scale×scale
  * full-resolution pixels, i.e. (scale/frameScale)² pixels of a frame decoded at frameScale (the decoder has
  * averaged the rest). Only every other row and column of a block is read when it is 4 or more frame pixels
- * wide: it halves the cost and the box filter still suppresses JPEG noise.
+ * wide: it halves the cost and the box filter still suppresses JPEG noise. `clipped`, when given, receives the
+ * share of the samples clipped at 255 in some channel (of a frame decoded at frameScale > 1, only pixels whose
+ * whole block the decoder averaged were clipped).
  */
-export function sampleRoi(data: Uint8Array, frameWidth: number, frameScale: number, geom: RoiGeometry, r: Float32Array, g: Float32Array, b: Float32Array): void {
+export function sampleRoi(
+  data: Uint8Array, frameWidth: number, frameScale: number, geom: RoiGeometry, r: Float32Array, g: Float32Array, b: Float32Array,
+  clipped?: Float32Array,
+): void {
   const { width, height } = geom;
   const block = geom.scale / frameScale;
   const fx0 = geom.x0 / frameScale;
@@ -94,16 +102,19 @@ export function sampleRoi(data: Uint8Array, frameWidth: number, frameScale: numb
     const fy = fy0 + y * block;
     for (let x = 0; x < width; x++) {
       const fx = fx0 + x * block;
-      let sr = 0, sg = 0, sb = 0;
+      let sr = 0, sg = 0, sb = 0, sc = 0;
       for (let dy = 0; dy < block; dy += step) {
         let p = ((fy + dy) * frameWidth + fx) * 4;
         for (let dx = 0; dx < block; dx += step) {
-          sr += data[p]!; sg += data[p + 1]!; sb += data[p + 2]!;
+          const vr = data[p]!, vg = data[p + 1]!, vb = data[p + 2]!;
+          sr += vr; sg += vg; sb += vb;
+          if (vr >= CLIPPED || vg >= CLIPPED || vb >= CLIPPED) sc++;
           p += 4 * step;
         }
       }
       const o = y * width + x;
       r[o] = sr * inv; g[o] = sg * inv; b[o] = sb * inv;
+      if (clipped) clipped[o] = sc * inv;
     }
   }
 }
