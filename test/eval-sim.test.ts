@@ -1,0 +1,38 @@
+// `npm run eval:sim`: the simulated suite that docs/accuracy.md judges changes by. Its cases are the accuracy
+// tests' (every scenario and the empty road at 1, 2 and 5 fps, five placements at 1 and 2.5 fps), a case sums
+// its seeds, and bad arguments are refused by name.
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { caseLabel, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
+import { SCENARIOS } from '../dist/src/source/camera-sim/index.js';
+
+describe('eval-sim', () => {
+  it('covers every scenario at 1, 2 and 5 fps and every placement at 1 and 2.5 fps, once each', () => {
+    const labels = suiteCases().map(caseLabel);
+    expect(new Set(labels).size).toBe(labels.length);
+    for (const s of SCENARIOS) for (const fps of [1, 2, 5]) expect(labels).toContain(`${s} ${fps} fps`);
+    for (const pose of ['steep', 'low', 'turned', 'lens', 'gantry']) for (const fps of [1, 2.5]) expect(labels).toContain(`default ${fps} fps ${pose}`);
+  });
+
+  it('sums a case over its seeds and counts every vehicle off as wrong', () => {
+    const c = { scenario: 'light' as const, fps: 5, durationSec: 30 };
+    const one = runCase(c, [1]), two = runCase(c, [2]), both = runCase(c, [1, 2]);
+    for (const r of both.rows) {
+      const a = one.rows.find((x) => x.key === r.key)!, b = two.rows.find((x) => x.key === r.key)!;
+      expect(r).toEqual({ key: r.key, auto: a.auto + b.auto, truth: a.truth + b.truth });
+    }
+    expect(both.rows.reduce((n, r) => n + r.truth, 0)).toBeGreaterThan(0);
+    expect(both.wrong).toBe(both.rows.reduce((n, r) => n + Math.abs(r.auto - r.truth), 0));
+  }, 60_000);
+
+  it('refuses bad arguments with the fix', () => {
+    const run = (...args: string[]) => spawnSync(process.execPath, ['dist/src/eval/eval-sim.js', ...args], { encoding: 'utf8' });
+    const bad = run('--seeds', 'a,b');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--seeds: a comma-separated list of non-negative integers/);
+    const jobs = run('--jobs', '0');
+    expect(jobs.status).toBe(2);
+    expect(jobs.stderr).toMatch(/--jobs: a positive integer/);
+    expect(run('--what').stderr).toMatch(/unknown argument --what/);
+  });
+});
