@@ -44,7 +44,6 @@ export class CameraAnalyzer {
   private readonly fgPrev: Uint8Array;
   /** Pixels that took this frame's step of light only in part (see segmentForeground), when it had one. */
   private readonly relit: Uint8Array;
-  private relitNow = false;
   /** Share of clipped samples per pixel of the live frame (see sampleRoi). */
   private readonly clipped: Float32Array;
   /** ... and of the live frame each pixel was last road in: what the background there was learnt from. */
@@ -216,12 +215,12 @@ export class CameraAnalyzer {
     const gains = this.bgModel.startupGains(planes, this.geom.mask);
     yield [];
     const slice = Math.max(256, Math.ceil(MEDIAN_STEP_SAMPLES / frames.length));
+    // The background is learnt from frames in the last one's light where it clipped samples (see initFromMedian).
+    const ref = frames[frames.length - 1]!.clipped;
     for (let from = 0; from < this.n; from += slice) {
-      this.bgModel.initFromMedian(planes, this.geom.mask, from, Math.min(this.n, from + slice), gains, frames[frames.length - 1]!.clipped);
+      this.bgModel.initFromMedian(planes, this.geom.mask, from, Math.min(this.n, from + slice), gains, ref);
       yield [];
     }
-    // The background was learnt from frames in the last one's light, where it clipped samples (see initFromMedian).
-    const ref = frames[frames.length - 1]!.clipped;
     for (let i = 0; i < this.n; i++) this.bgClipped[i] = ref[i]! / 255;
     this.initialised = true;
     // Two learning passes over the start-up frames, so the counting pass (and a 1-fps camera) starts
@@ -270,8 +269,10 @@ export class CameraAnalyzer {
     dilate(this.fg, g.width, g.height, 1, this.fgPrev, this.tmp1);
     const alphaBg = 1 - Math.exp(-frameDt / o.bgTimeConstantSec);
     const alphaFg = 1 - Math.exp(-frameDt / o.fgTimeConstantSec);
-    this.bgModel.update(cur, g.mask, this.fgPrev, alphaBg, alphaFg, this.thr, this.relitNow ? this.relit : undefined);
-    if (cur === this.clipFor) for (let i = 0; i < this.n; i++) if (!this.fgPrev[i]) this.bgClipped[i] = this.clipped[i]!;
+    // segment() judged `relit` for this frame when its clipped shares were at hand.
+    const clipKnown = cur === this.clipFor;
+    this.bgModel.update(cur, g.mask, this.fgPrev, alphaBg, alphaFg, this.thr, clipKnown ? this.relit : undefined);
+    if (clipKnown) for (let i = 0; i < this.n; i++) if (!this.fgPrev[i]) this.bgClipped[i] = this.clipped[i]!;
     return events;
   }
 
@@ -333,7 +334,6 @@ export class CameraAnalyzer {
     // Only a frame whose clipped shares are at hand may take pixels that took a step of light in part for road
     // (the background learns them only when the frame is analysed for counting: see analyse).
     const relit = cur === this.clipFor ? { prevFg: this.fgPrev, clippedNow: this.clipped, clippedBefore: this.bgClipped, out: this.relit } : undefined;
-    this.relitNow = relit !== undefined;
     this.thr = segmentForeground(cur, this.bgModel.bg, this.bgModel.gain, g.mask, o, this.diff, this.fgRaw, this.hist, floor, ratios, relit);
     if (ratios) this.shadows.learn();
   }

@@ -6,33 +6,34 @@
 // `--jobs` at a time (default: the machine's cores). Exits non-zero only on errors, never on accuracy misses.
 
 import { spawn } from 'node:child_process';
+import jpeg from 'jpeg-js';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createScene, isScenarioName, type ScenarioName, type SceneOptions } from '../source/camera-sim/index.js';
 import { validateConfig } from '../config/validate-config.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
-import { evaluateCounts } from './evaluate-counts.js';
+import { evaluateCounts, type EvalRow } from './evaluate-counts.js';
 
 type Pose = NonNullable<SceneOptions['pose']>;
 
-/** The placements of test/analyzer-placements.test.ts. */
-export const POSES: Readonly<Record<string, Pose>> = {
+/** The camera placements of test/analyzer-placements.test.ts. */
+export const POSES = {
   steep: { height: 15, pitch: 0.4 },
   low: { height: 6, pitch: 0.15 },
   turned: { yaw: -0.15 },
   lens: { focalPerWidth: 1.4 },
   gantry: { x: 0, yaw: 0, height: 10, pitch: 0.3 },
-};
+} as const satisfies Readonly<Record<string, Pose>>;
 
 export interface SimCase {
   scenario: ScenarioName;
   fps: number;
   durationSec: number;
-  pose?: string;
+  pose?: keyof typeof POSES;
 }
 
-/** Durations as in test/analyzer-scenarios.test.ts: about 20 vehicles per direction and seed. */
-const DURATION_SEC: Readonly<Record<ScenarioName, number>> = {
+/** Each scenario's duration, s (test/analyzer-scenarios.test.ts too): about 20 vehicles per direction and seed. */
+export const DURATION_SEC: Readonly<Record<ScenarioName, number>> = {
   default: 150, light: 240, dense: 50, 'side-by-side': 60, occlusion: 60, 'hard-shadows': 75, 'illumination-step': 80, empty: 90,
 };
 
@@ -41,7 +42,7 @@ export function suiteCases(): SimCase[] {
   for (const fps of [1, 2, 5]) {
     for (const [scenario, durationSec] of Object.entries(DURATION_SEC) as [ScenarioName, number][]) cases.push({ scenario, fps, durationSec });
   }
-  for (const fps of [1, 2.5]) for (const pose of Object.keys(POSES)) cases.push({ scenario: 'default', fps, durationSec: 120, pose });
+  for (const fps of [1, 2.5]) for (const pose of Object.keys(POSES) as (keyof typeof POSES)[]) cases.push({ scenario: 'default', fps, durationSec: 120, pose });
   return cases;
 }
 
@@ -54,24 +55,34 @@ export interface CaseResult {
 
 const T0 = Date.UTC(2024, 0, 1);
 
+/**
+ * Renders one seed of a scene at `fps` for `durationSec` straight into the analyzer (or through JPEG at
+ * `jpegQuality`, decoded with jpeg-js), and judges its counts against the scene's truth.
+ */
+export function countScene(seed: number, c: SimCase & { jpegQuality?: number | undefined }): EvalRow[] {
+  const pose = c.pose === undefined ? undefined : POSES[c.pose];
+  const scene = createScene({ seed, scenario: c.scenario, ...(c.jpegQuality ? { jpegQuality: c.jpegQuality } : {}), ...(pose ? { pose } : {}) });
+  const camera = validateConfig({ cameras: [scene.cameraConfig()] }, { requireUrl: false }).cameras[0]!;
+  const analyzer = new CameraAnalyzer(camera, 'cameras[0]');
+  const buf = new Uint8Array(scene.width * scene.height * 4);
+  const frames = Math.floor(c.durationSec * c.fps);
+  for (let i = 0; i <= frames; i++) {
+    const t = i / c.fps;
+    let data: Uint8Array = buf;
+    if (c.jpegQuality) data = jpeg.decode(scene.encodeJpeg(t).jpeg, { useTArray: true, formatAsRGBA: true }).data;
+    else scene.render(t, buf);
+    analyzer.process({ width: scene.width, height: scene.height, data, timeMs: T0 + Math.round(t * 1000) });
+  }
+  analyzer.flush();
+  const auto = { lines: analyzer.counts().map((n) => ({ id: n.lineId, in: n.in, out: n.out })) };
+  return evaluateCounts(auto, scene.truthCounts(frames / c.fps)).rows;
+}
+
 /** Counts one case on every seed, in this process. */
 export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
   const sum = new Map<string, { key: string; auto: number; truth: number }>();
   for (const seed of seeds) {
-    const pose = c.pose === undefined ? undefined : POSES[c.pose];
-    const scene = createScene({ seed, scenario: c.scenario, ...(pose ? { pose } : {}) });
-    const camera = validateConfig({ cameras: [scene.cameraConfig()] }, { requireUrl: false }).cameras[0]!;
-    const analyzer = new CameraAnalyzer(camera, 'cameras[0]');
-    const buf = new Uint8Array(scene.width * scene.height * 4);
-    const frames = Math.floor(c.durationSec * c.fps);
-    for (let i = 0; i <= frames; i++) {
-      const t = i / c.fps;
-      scene.render(t, buf);
-      analyzer.process({ width: scene.width, height: scene.height, data: buf, timeMs: T0 + Math.round(t * 1000) });
-    }
-    analyzer.flush();
-    const auto = { lines: analyzer.counts().map((n) => ({ id: n.lineId, in: n.in, out: n.out })) };
-    for (const r of evaluateCounts(auto, scene.truthCounts(frames / c.fps)).rows) {
+    for (const r of countScene(seed, c)) {
       const key = `${r.lineId}/${r.direction}`;
       const s = sum.get(key) ?? { key, auto: 0, truth: 0 };
       s.auto += r.auto;
@@ -109,6 +120,7 @@ function parseArgs(argv: readonly string[]): { seeds: number[]; jobs: number; js
       // Internal: one case, as JSON, in a child process.
       const c = JSON.parse(val()) as SimCase;
       if (!isScenarioName(c.scenario)) usage(`--case: unknown scenario ${String(c.scenario)}`);
+      if (c.pose !== undefined && !Object.hasOwn(POSES, c.pose)) usage(`--case: unknown pose ${String(c.pose)}`);
       one = c;
     } else usage(`unknown argument ${a}`);
   }
