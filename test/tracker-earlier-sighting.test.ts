@@ -27,3 +27,15 @@ it('does not take over a sighting that is not where the new track came from', ()
   const crossings = steps.flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
   expect(crossings).toEqual([]);
 });
+
+it('takes over the sighting of a track seen once that ended, unlinked, before the vehicle got its first link', () => {
+  const { T, flow } = tracker();
+  // Up the image and to the right at a steady speed on the road (out, about 1 size per second across the
+  // line and 2 along it): more sideways than a link with no usual motion may go. The usual motion is known
+  // above the line only, so the sighting below it finds no link, and a track seen once with nothing to
+  // predict with ends there; the vehicle's next sighting starts a track that the usual motion links.
+  for (let k = 0; k < 5; k++) flow.vote(760, 380, 920, 310, -1, 2.2, 1, 10);
+  const steps = [[car(440, 520)], [car(760, 380)], [car(920, 310)], []];
+  const crossings = steps.flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700));
+  expect(crossings.map((c) => [c.line, c.direction])).toEqual([[0, 'out']]);
+});

@@ -121,6 +121,8 @@ export class Tracker {
   /** Time of the first frame since the start, a reset or an outage: nothing before it was watched. */
   private watchedSinceMs = NaN;
   private nextId = 1;
+  /** Tracks that ended in the last frame: a vehicle's first sighting may still be taken over (see earlierSighting). */
+  private ended: Track[] = [];
 
   constructor(
     private readonly p: TrackerParams,
@@ -135,6 +137,7 @@ export class Tracker {
 
   reset(): void {
     this.tracks = [];
+    this.ended = [];
     this.watchedSinceMs = NaN;
   }
 
@@ -323,9 +326,11 @@ export class Tracker {
       kept.push(T);
     }
     // A track that ends with crossings awaiting its next link: nothing refuted them.
+    this.ended = [];
     if (kept.length < this.tracks.length) {
       const keep = new Set(kept);
       for (const T of this.tracks) if (T.awaiting && !keep.has(T)) crossings.push(...T.awaiting);
+      this.ended = this.tracks.filter((T) => !keep.has(T) && !absorbed.has(T));
     }
     this.tracks = kept;
 
@@ -604,9 +609,12 @@ export class Tracker {
     const m2 = mx * mx + my * my;
     if (m2 === 0) return undefined;
     let best: Track | undefined, bestCost = Infinity;
-    for (let ui = 0; ui < this.tracks.length; ui++) {
-      const U = this.tracks[ui]!;
-      if (U === T || trackUsed[ui] || taken.has(U) || U.hasVel || U.hits !== 1) continue;
+    // Tracks not linked in this frame, and those that ended in the last: a track seen once with no usual motion
+    // where it is ends in the frame it is missed (see step), which at 1 fps is the frame its vehicle's next
+    // sighting starts a track of its own, whose first link comes one frame later.
+    const pool = [...this.tracks.filter((_, ui) => !trackUsed[ui]), ...this.ended];
+    for (const U of pool) {
+      if (U === T || taken.has(U) || U.hasVel || U.hits !== 1) continue;
       if (Math.abs(U.lastT - (bornT - interval)) > 0.5 * interval) continue;
       const grow = this.persp.ready ? this.persp.size(U.y) / this.persp.size(born.y) : 1;
       const { k, e } = onStep(born.x, born.y, mx, my, 0, this.kMax(grow), U.x, U.y);
