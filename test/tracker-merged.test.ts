@@ -73,3 +73,10 @@ test('two vehicles abreast, cut apart from one blob and then one blob again, are
     [0, 'in'],
   ]);
 });
+
+test('two blobs seen apart in two frames without a cut between them, then one blob, count once', () => {
+  // A lorry's cab and box (as above), two uncut blobs: nothing but one link each says they are two vehicles.
+  const halves = [260, 300].map((y) => [car(600, y + 32), car(600, y + 8)]);
+  const whole = rowsMerged.map((y) => [merged(car(600, y + 32), car(600, y + 8))]);
+  expect(run([...halves, ...whole])).toEqual([[0, 'in']]);
+});
