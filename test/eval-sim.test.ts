@@ -3,7 +3,7 @@
 // its seeds, and bad arguments are refused by name.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { caseLabel, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
+import { caseLabel, matchCrossings, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
 import { SCENARIOS } from '../dist/src/source/camera-sim/index.js';
 
 describe('eval-sim', () => {
@@ -23,7 +23,26 @@ describe('eval-sim', () => {
     }
     expect(both.rows.reduce((n, r) => n + r.truth, 0)).toBeGreaterThan(0);
     expect(both.wrong).toBe(both.rows.reduce((n, r) => n + Math.abs(r.auto - r.truth), 0));
+    expect([both.missed, both.extra]).toEqual([one.missed + two.missed, one.extra + two.extra]);
+    // Crossing by crossing: every count either pairs with a true crossing or is extra, and so on.
+    const auto = both.rows.reduce((n, r) => n + r.auto, 0), truth = both.rows.reduce((n, r) => n + r.truth, 0);
+    expect(auto - both.extra).toBe(truth - both.missed);
+    expect(both.missed + both.extra).toBeGreaterThanOrEqual(both.wrong);
   }, 60_000);
+
+  it('judges crossing by crossing: a phantom does not stand in for a missed vehicle', () => {
+    const c = (key: string, t: number) => ({ key, t });
+    // Net, both are right (one counted, one true); crossing by crossing, one is missed and one is extra.
+    expect(matchCrossings([c('a/in', 10)], [c('a/in', 30)], 1.7)).toEqual({ missed: 1, extra: 1 });
+    // Within the window it is the same vehicle, its time interpolated between frames.
+    expect(matchCrossings([c('a/in', 10)], [c('a/in', 11.5)], 1.7)).toEqual({ missed: 0, extra: 0 });
+    // The other direction, or another line, is not the same crossing.
+    expect(matchCrossings([c('a/in', 10)], [c('a/out', 10)], 1.7)).toEqual({ missed: 1, extra: 1 });
+    expect(matchCrossings([c('a/in', 10)], [c('b/in', 10)], 1.7)).toEqual({ missed: 1, extra: 1 });
+    // As many pairs as the window allows: pairing 10.9 with the nearer 11 would leave both 10 and 11.9 alone.
+    expect(matchCrossings([c('a/in', 10), c('a/in', 11)], [c('a/in', 10.9), c('a/in', 11.9)], 1)).toEqual({ missed: 0, extra: 0 });
+    expect(matchCrossings([], [], 1)).toEqual({ missed: 0, extra: 0 });
+  });
 
   it('refuses bad arguments with the fix', () => {
     const run = (...args: string[]) => spawnSync(process.execPath, ['dist/src/eval/eval-sim.js', ...args], { encoding: 'utf8' });

@@ -2,7 +2,9 @@
 // analyzer, as the accuracy tests count it: every scenario at 1, 2 and 5 fps, the empty road at 1, 2 and 5 fps,
 // and the five other camera placements (default traffic) at 1 and 2.5 fps, each case summed over the seeds.
 // Prints one line per case and the vehicles counted wrong in all (|counted − true| per line and direction,
-// wrong-way counts included): the figure docs/accuracy.md judges changes by. Cases run in child processes,
+// wrong-way counts included): the figure docs/accuracy.md judges changes by; and, crossing by crossing, the
+// true crossings missed and the counted ones that match none (see matchCrossings), which a phantom count
+// standing in for a missed vehicle cannot hide. Cases run in child processes,
 // `--jobs` at a time (default: the machine's cores). Exits non-zero only on errors, never on accuracy misses.
 
 import { spawn } from 'node:child_process';
@@ -12,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createScene, isScenarioName, type ScenarioName, type SceneOptions } from '../source/camera-sim/index.js';
 import { validateConfig } from '../config/validate-config.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
+import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { evaluateCounts, type EvalRow } from './evaluate-counts.js';
 
 type Pose = NonNullable<SceneOptions['pose']>;
@@ -50,39 +53,94 @@ export interface CaseResult {
   label: string;
   /** Per line and direction, summed over the seeds. */
   rows: { key: string; auto: number; truth: number }[];
+  /** |counted − true| summed over lines and directions. */
   wrong: number;
+  /** Crossing by crossing (see matchCrossings): true crossings not counted, and counted ones not true. */
+  missed: number;
+  extra: number;
 }
 
 const T0 = Date.UTC(2024, 0, 1);
 
+/** One crossing, automatic or true: its line and direction (`key`, "line/direction") and time, s. */
+export interface TimedCrossing {
+  key: string;
+  t: number;
+}
+
+/**
+ * Pairs automatic crossings with true ones of the same line and direction within `windowSec` of each other, as
+ * many pairs as possible (two pointers over both lists sorted by time: for points on a line with a window, that
+ * is a maximum matching). What is left is `missed` (true, not counted) and `extra` (counted, not true): unlike
+ * the net |counted − true|, a phantom cannot hide a missed vehicle.
+ */
+export function matchCrossings(truth: readonly TimedCrossing[], auto: readonly TimedCrossing[], windowSec: number): { missed: number; extra: number } {
+  const keys = new Set([...truth, ...auto].map((c) => c.key));
+  let missed = 0, extra = 0;
+  for (const key of keys) {
+    const tr = truth.filter((c) => c.key === key).map((c) => c.t).sort((a, b) => a - b);
+    const au = auto.filter((c) => c.key === key).map((c) => c.t).sort((a, b) => a - b);
+    let i = 0, j = 0;
+    while (i < tr.length && j < au.length) {
+      if (au[j]! < tr[i]! - windowSec) { extra++; j++; }
+      else if (au[j]! > tr[i]! + windowSec) { missed++; i++; }
+      else { i++; j++; }
+    }
+    missed += tr.length - i;
+    extra += au.length - j;
+  }
+  return { missed, extra };
+}
+
+/** How far (s) a crossing's time may be off: interpolated between frames 1/fps apart, and a blob's centre is not the vehicle's. */
+export function matchWindowSec(fps: number): number {
+  return 1.2 / fps + 0.5;
+}
+
 /**
  * Renders one seed of a scene at `fps` for `durationSec` straight into the analyzer (or through JPEG at
- * `jpegQuality`, decoded with jpeg-js), and judges its counts against the scene's truth.
+ * `jpegQuality`, decoded with jpeg-js), and judges its counts against the scene's truth: per line and
+ * direction, and crossing by crossing (see matchCrossings).
  */
-export function countScene(seed: number, c: SimCase & { jpegQuality?: number | undefined }): EvalRow[] {
+export function countSceneCrossings(seed: number, c: SimCase & { jpegQuality?: number | undefined }): { rows: EvalRow[]; missed: number; extra: number } {
   const pose = c.pose === undefined ? undefined : POSES[c.pose];
   const scene = createScene({ seed, scenario: c.scenario, ...(c.jpegQuality ? { jpegQuality: c.jpegQuality } : {}), ...(pose ? { pose } : {}) });
   const camera = validateConfig({ cameras: [scene.cameraConfig()] }, { requireUrl: false }).cameras[0]!;
   const analyzer = new CameraAnalyzer(camera, 'cameras[0]');
   const buf = new Uint8Array(scene.width * scene.height * 4);
   const frames = Math.floor(c.durationSec * c.fps);
+  const auto: TimedCrossing[] = [];
+  const keep = (events: readonly CrossingEvent[]): void => {
+    for (const e of events) auto.push({ key: `${e.lineId}/${e.direction}`, t: (e.timeMs - T0) / 1000 });
+  };
   for (let i = 0; i <= frames; i++) {
     const t = i / c.fps;
     let data: Uint8Array = buf;
     if (c.jpegQuality) data = jpeg.decode(scene.encodeJpeg(t).jpeg, { useTArray: true, formatAsRGBA: true }).data;
     else scene.render(t, buf);
-    analyzer.process({ width: scene.width, height: scene.height, data, timeMs: T0 + Math.round(t * 1000) });
+    keep(analyzer.process({ width: scene.width, height: scene.height, data, timeMs: T0 + Math.round(t * 1000) }));
   }
-  analyzer.flush();
-  const auto = { lines: analyzer.counts().map((n) => ({ id: n.lineId, in: n.in, out: n.out })) };
-  return evaluateCounts(auto, scene.truthCounts(frames / c.fps)).rows;
+  keep(analyzer.flush());
+  const counts = { lines: analyzer.counts().map((n) => ({ id: n.lineId, in: n.in, out: n.out })) };
+  const until = frames / c.fps;
+  const truth = scene.crossings(until).map((e) => ({ key: `${e.lineId}/${e.direction}`, t: e.t }));
+  return { rows: evaluateCounts(counts, scene.truthCounts(until)).rows, ...matchCrossings(truth, auto, matchWindowSec(c.fps)) };
+}
+
+/** As countSceneCrossings, per line and direction only. */
+export function countScene(seed: number, c: SimCase & { jpegQuality?: number | undefined }): EvalRow[] {
+  return countSceneCrossings(seed, c).rows;
 }
 
 /** Counts one case on every seed, in this process. */
 export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
   const sum = new Map<string, { key: string; auto: number; truth: number }>();
+  let missed = 0, extra = 0;
   for (const seed of seeds) {
-    for (const r of countScene(seed, c)) {
+    const one = countSceneCrossings(seed, c);
+    missed += one.missed;
+    extra += one.extra;
+    for (const r of one.rows) {
       const key = `${r.lineId}/${r.direction}`;
       const s = sum.get(key) ?? { key, auto: 0, truth: 0 };
       s.auto += r.auto;
@@ -91,7 +149,7 @@ export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
     }
   }
   const rows = [...sum.values()];
-  return { label: caseLabel(c), rows, wrong: rows.reduce((a, r) => a + Math.abs(r.auto - r.truth), 0) };
+  return { label: caseLabel(c), rows, wrong: rows.reduce((a, r) => a + Math.abs(r.auto - r.truth), 0), missed, extra };
 }
 
 export function caseLabel(c: SimCase): string {
@@ -156,16 +214,17 @@ async function main(): Promise<void> {
   }
   const results = await runAll(suiteCases(), seeds, jobs);
   const wrong = results.reduce((a, r) => a + r.wrong, 0);
+  const missed = results.reduce((a, r) => a + r.missed, 0), extra = results.reduce((a, r) => a + r.extra, 0);
   const truth = results.reduce((a, r) => a + r.rows.reduce((b, x) => b + x.truth, 0), 0);
   if (json) {
-    process.stdout.write(`${JSON.stringify({ seeds, cases: results, wrong, truth }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ seeds, cases: results, wrong, missed, extra, truth }, null, 2)}\n`);
     return;
   }
   for (const r of results) {
     const counts = r.rows.filter((x) => x.auto > 0 || x.truth > 0).map((x) => `${x.key} ${x.auto} (${x.truth})`).join(', ') || 'nothing counted, nothing true';
-    process.stdout.write(`${r.label.padEnd(26)} ${counts} | wrong ${r.wrong}\n`);
+    process.stdout.write(`${r.label.padEnd(26)} ${counts} | wrong ${r.wrong} | missed ${r.missed}, extra ${r.extra}\n`);
   }
-  process.stdout.write(`seeds ${seeds.join(',')}: ${wrong} vehicles wrong of ${truth}\n`);
+  process.stdout.write(`seeds ${seeds.join(',')}: ${wrong} vehicles wrong of ${truth}; crossing by crossing ${missed} missed, ${extra} extra\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
