@@ -325,8 +325,8 @@ export class Tracker {
       }
       kept.push(T);
     }
-    // A track that ends with crossings awaiting its next link: nothing refuted them.
     this.ended = [];
+    // A track that ends with crossings awaiting its next link: nothing refuted them.
     if (kept.length < this.tracks.length) {
       const keep = new Set(kept);
       for (const T of this.tracks) if (T.awaiting && !keep.has(T)) crossings.push(...T.awaiting);

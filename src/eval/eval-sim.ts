@@ -62,10 +62,15 @@ export interface CaseResult {
 
 const T0 = Date.UTC(2024, 0, 1);
 
-/** One crossing, automatic or true: its line and direction (`key`, "line/direction") and time, s. */
+/** One crossing, automatic or true: its line and direction (`key`, see crossingKey) and time, s. */
 export interface TimedCrossing {
   key: string;
   t: number;
+}
+
+/** "line/direction": how a case's rows and crossings are keyed. */
+function crossingKey(c: { readonly lineId: string; readonly direction: string }): string {
+  return `${c.lineId}/${c.direction}`;
 }
 
 /**
@@ -111,7 +116,7 @@ export function countSceneCrossings(seed: number, c: SimCase & { jpegQuality?: n
   const frames = Math.floor(c.durationSec * c.fps);
   const auto: TimedCrossing[] = [];
   const keep = (events: readonly CrossingEvent[]): void => {
-    for (const e of events) auto.push({ key: `${e.lineId}/${e.direction}`, t: (e.timeMs - T0) / 1000 });
+    for (const e of events) auto.push({ key: crossingKey(e), t: (e.timeMs - T0) / 1000 });
   };
   for (let i = 0; i <= frames; i++) {
     const t = i / c.fps;
@@ -123,7 +128,7 @@ export function countSceneCrossings(seed: number, c: SimCase & { jpegQuality?: n
   keep(analyzer.flush());
   const counts = { lines: analyzer.counts().map((n) => ({ id: n.lineId, in: n.in, out: n.out })) };
   const until = frames / c.fps;
-  const truth = scene.crossings(until).map((e) => ({ key: `${e.lineId}/${e.direction}`, t: e.t }));
+  const truth = scene.crossings(until).map((e) => ({ key: crossingKey(e), t: e.t }));
   return { rows: evaluateCounts(counts, scene.truthCounts(until)).rows, ...matchCrossings(truth, auto, matchWindowSec(c.fps)) };
 }
 
@@ -141,7 +146,7 @@ export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
     missed += one.missed;
     extra += one.extra;
     for (const r of one.rows) {
-      const key = `${r.lineId}/${r.direction}`;
+      const key = crossingKey(r);
       const s = sum.get(key) ?? { key, auto: 0, truth: 0 };
       s.auto += r.auto;
       s.truth += r.truth;
