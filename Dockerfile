@@ -18,7 +18,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # Counts live in /data (a volume); the daemon runs as the unprivileged node user.
 RUN mkdir -p /data && chown node:node /data
-USER node
+# The image's unprivileged `node` user (uid and gid 1000), numeric so that a host can resolve it.
+USER 1000:1000
 VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
