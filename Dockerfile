@@ -16,9 +16,9 @@ ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# Counts live in /data (a volume); the daemon runs as the unprivileged node user.
+# Counts live in /data (a volume). The daemon runs as the image's unprivileged `node` user (uid and gid 1000),
+# given by number so that a host can resolve it.
 RUN mkdir -p /data && chown node:node /data
-# The image's unprivileged `node` user (uid and gid 1000), numeric so that a host can resolve it.
 USER 1000:1000
 VOLUME ["/data"]
 EXPOSE 8080
