@@ -49,3 +49,28 @@ test('one vehicle whose blob breaks in two past the line is counted once', () =>
   const halves = (y: number): Detection[] => [piece(600, y + 25, 0.5), piece(600, y - 35, 0.5)];
   expect(run([...alone, halves(460), halves(510)])).toEqual([[0, 'in']]);
 });
+
+// Where the two directions' lanes meet in the image, a vehicle going one way can be inside the blob of the
+// vehicles it meets going the other way, and be seen first past the line: it crossed hidden in that blob.
+const oncoming = (y: number): Detection => merged(car(600, y), car(660, y + 10));
+const meeting = (rowOut: (k: number) => number | undefined): Detection[][] =>
+  [310, 360, 410, 460, 510, 560].map((y, k) => {
+    const r = rowOut(k);
+    return r === undefined ? [oncoming(y)] : [oncoming(y), car(715, r)];
+  });
+
+test('a vehicle seen first past the line, coming out of a blob of vehicles going the other way, is counted', () => {
+  // Going up 50 px a second in the next lane: one step back from its first sighting (row 375, past the line) it
+  // was before the line, at the right edge of the oncoming pair's blob.
+  expect(run(meeting((k) => (k >= 3 ? 525 - 50 * k : undefined))).sort()).toEqual([
+    [0, 'in'],
+    [0, 'out'],
+  ]);
+});
+
+test('a vehicle seen first past the line where the road one step back was empty is not counted', () => {
+  // The same vehicle, but 250 px to the side of the oncoming blob: it could have been seen before the line, and was not.
+  const away = (k: number): number | undefined => (k >= 3 ? 525 - 50 * k : undefined);
+  const frames = meeting(away).map((dets) => dets.map((d, j) => (j === 1 ? car(965, d.y) : d)));
+  expect(run(frames)).toEqual([[0, 'in']]);
+});

@@ -112,6 +112,11 @@ const OVERLAP = 0.25;
 // pair is about 2. A lorry is as big; a part of it that comes apart as a blob of its own is left to the
 // duplicate check.
 const MERGED = 1.5;
+// A vehicle first seen past a line was hidden one interval earlier in a merged blob whose box, widened by
+// IN_BLOB_MARGIN × its own size (the step back is an estimate), held that place, when the blob's track moved
+// unlike it: their velocities differ by more than UNLIKE × the faster one's (see inMergedAgainst).
+const IN_BLOB_MARGIN = 0.25;
+const UNLIKE = 0.5;
 // A blob whose box comes within this many px of the ROI's bounds is cut by the edge of the view.
 const EDGE_PX = 8;
 
@@ -439,7 +444,8 @@ export class Tracker {
   /**
    * A vehicle first seen already past a line, whose first link puts it outside the ROI one interval earlier,
    * on the line's other side, crossed the line out of sight: at 1 fps a vehicle can pass the whole stretch
-   * of ROI before a line between two frames. It was not seen there because it could not have been.
+   * of ROI before a line between two frames. It was not seen there because it could not have been; nor when
+   * that place was inside a merged blob of vehicles moving unlike it (see inMergedAgainst).
    */
   private observeUnseenEntry(T: Track, born: Detection, D: Detection, bornT: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
     // One link back from the first sighting, at the link's speed, on the road plane that the two sightings
@@ -463,10 +469,10 @@ export class Tracker {
       [bx, by] = this.stepBack(born, D);
     }
     if (Number.isNaN(bx)) return;
-    if (!this.outside(bx, by, 0)) return;
-    // Not seen there because it could not have been, only if a frame was watched then (else it may have
-    // crossed before the start, or during an outage).
     const before = 2 * bornT - tMs;
+    if (!this.outside(bx, by, 0) && !this.inMergedAgainst(T, bx, by, before, tMs - bornT, born.size)) return;
+    // Not seen there because it could not have been (or was hidden), only if a frame was watched then (else it
+    // may have crossed before the start, or during an outage).
     if (before < this.watchedSinceMs) return;
     const { margin, accept } = this.lineRules(D, tMs);
     for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.seenApart)) {
@@ -579,6 +585,24 @@ export class Tracker {
       return { x, y, t: lastT };
     }
     return undefined;
+  }
+
+  /**
+   * Whether (x, y) at time t lay in a merged blob (MERGED × the typical vehicle or more) of another track that
+   * moved unlike T: T's vehicle was hidden there, in a blob of vehicles going elsewhere (both directions'
+   * lanes, where they meet), so it was not seen there as a vehicle of its own.
+   */
+  private inMergedAgainst(T: Track, x: number, y: number, t: number, interval: number, size: number): boolean {
+    const speedT = Math.hypot(T.lastVx, T.lastVy);
+    for (const P of [...this.tracks, ...this.ended]) {
+      if (P === T || !P.hasVel) continue;
+      const e = P.trail.find((s) => Math.abs(s.t - t) <= 0.25 * interval);
+      if (!e || !(this.relArea(e.d) >= MERGED)) continue;
+      const m = IN_BLOB_MARGIN * size;
+      if (x < e.d.bx - m || x > e.d.bx + e.d.bw + m || y < e.d.by - m || y > e.d.by + e.d.bh + m) continue;
+      if (Math.hypot(T.lastVx - P.vx, T.lastVy - P.vy) > UNLIKE * Math.max(speedT, Math.hypot(P.vx, P.vy))) return true;
+    }
+    return false;
   }
 
   /** Area of D over that of the typical vehicle at its row; NaN while the perspective is unknown. */
