@@ -59,10 +59,12 @@ const meeting = (rowOut: (k: number) => number | undefined): Detection[][] =>
     return r === undefined ? [oncoming(y)] : [oncoming(y), car(715, r)];
   });
 
+// Going up 50 px a second in the next lane, first seen at row 375 (past the line) in the fourth frame.
+const goingUp = (k: number): number | undefined => (k >= 3 ? 525 - 50 * k : undefined);
+
 test('a vehicle seen first past the line, coming out of a blob of vehicles going the other way, is counted', () => {
-  // Going up 50 px a second in the next lane: one step back from its first sighting (row 375, past the line) it
-  // was before the line, at the right edge of the oncoming pair's blob.
-  expect(run(meeting((k) => (k >= 3 ? 525 - 50 * k : undefined))).sort()).toEqual([
+  // One step back from its first sighting it was before the line, at the right edge of the oncoming pair's blob.
+  expect(run(meeting(goingUp)).sort()).toEqual([
     [0, 'in'],
     [0, 'out'],
   ]);
@@ -70,7 +72,6 @@ test('a vehicle seen first past the line, coming out of a blob of vehicles going
 
 test('a vehicle seen first past the line where the road one step back was empty is not counted', () => {
   // The same vehicle, but 250 px to the side of the oncoming blob: it could have been seen before the line, and was not.
-  const away = (k: number): number | undefined => (k >= 3 ? 525 - 50 * k : undefined);
-  const frames = meeting(away).map((dets) => dets.map((d, j) => (j === 1 ? car(965, d.y) : d)));
+  const frames = meeting(goingUp).map((dets) => dets.map((d, j) => (j === 1 ? car(965, d.y) : d)));
   expect(run(frames)).toEqual([[0, 'in']]);
 });

@@ -113,10 +113,9 @@ const OVERLAP = 0.25;
 // duplicate check.
 const MERGED = 1.5;
 // A vehicle first seen past a line was hidden one interval earlier in a merged blob whose box, widened by
-// IN_BLOB_MARGIN × its own size (the step back is an estimate), held that place, when the blob's track moved
-// unlike it: their velocities differ by more than UNLIKE × the faster one's (see inMergedAgainst).
+// IN_BLOB_MARGIN × its own size (the step back is an estimate), held that place, when the blob's track did not
+// travel with it (see SAME_VELOCITY and inMergedAgainst).
 const IN_BLOB_MARGIN = 0.25;
-const UNLIKE = 0.5;
 // A blob whose box comes within this many px of the ROI's bounds is cut by the edge of the view.
 const EDGE_PX = 8;
 
@@ -550,7 +549,7 @@ export class Tracker {
     // Vehicles that stay merged travel together: at about the same velocity (before the merged link, which
     // jumps to the blob's centroid). A blob passing by a slow track does not carry it along.
     const [, , bvx, bvy] = prev;
-    if (Math.hypot(bvx - T.vx, bvy - T.vy) > SAME_VELOCITY * Math.max(Math.hypot(T.vx, T.vy), Math.hypot(bvx, bvy))) return false;
+    if (velocitiesDiffer(T.vx, T.vy, bvx, bvy)) return false;
     // Beside it, not ahead or behind: a vehicle in the next lane. Two tracks one behind the other in a lane,
     // now one blob, are more likely the parts of one long vehicle, seen whole at last.
     const mx = px - T.x, my = py - T.y;
@@ -593,14 +592,12 @@ export class Tracker {
    * lanes, where they meet), so it was not seen there as a vehicle of its own.
    */
   private inMergedAgainst(T: Track, x: number, y: number, t: number, interval: number, size: number): boolean {
-    const speedT = Math.hypot(T.lastVx, T.lastVy);
     for (const P of [...this.tracks, ...this.ended]) {
       if (P === T || !P.hasVel) continue;
       const e = P.trail.find((s) => Math.abs(s.t - t) <= 0.25 * interval);
       if (!e || !(this.relArea(e.d) >= MERGED)) continue;
-      const m = IN_BLOB_MARGIN * size;
-      if (x < e.d.bx - m || x > e.d.bx + e.d.bw + m || y < e.d.by - m || y > e.d.by + e.d.bh + m) continue;
-      if (Math.hypot(T.lastVx - P.vx, T.lastVy - P.vy) > UNLIKE * Math.max(speedT, Math.hypot(P.vx, P.vy))) return true;
+      if (!inBox(e.d, x, y, IN_BLOB_MARGIN * size)) continue;
+      if (velocitiesDiffer(T.lastVx, T.lastVy, P.vx, P.vy)) return true;
     }
     return false;
   }
@@ -843,9 +840,14 @@ function clampToBox(D: Detection, x: number, y: number): [number, number] {
   return [Math.min(D.bx + D.bw, Math.max(D.bx, x)), Math.min(D.by + D.bh, Math.max(D.by, y))];
 }
 
-/** Whether (x, y) lies in D's box, edges included. */
-function inBox(D: Detection, x: number, y: number): boolean {
-  return !(x < D.bx || x > D.bx + D.bw || y < D.by || y > D.by + D.bh);
+/** Whether (x, y) lies in D's box widened by m px on every side, edges included. */
+function inBox(D: Detection, x: number, y: number, m = 0): boolean {
+  return !(x < D.bx - m || x > D.bx + D.bw + m || y < D.by - m || y > D.by + D.bh + m);
+}
+
+/** Whether two velocities differ by more than SAME_VELOCITY × the faster one's speed: not travelling together. */
+function velocitiesDiffer(ax: number, ay: number, bx: number, by: number): boolean {
+  return Math.hypot(ax - bx, ay - by) > SAME_VELOCITY * Math.max(Math.hypot(ax, ay), Math.hypot(bx, by));
 }
 
 /**
