@@ -3,8 +3,8 @@
 // its seeds, and bad arguments are refused by name.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { caseLabel, matchCrossings, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
-import { SCENARIOS } from '../dist/src/source/camera-sim/index.js';
+import { caseLabel, countSceneCrossings, matchCrossings, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
+import { createScene, SCENARIOS } from '../dist/src/source/camera-sim/index.js';
 
 describe('eval-sim', () => {
   it('covers every scenario at 1, 2 and 5 fps and every placement at 1 and 2.5 fps, once each', () => {
@@ -43,6 +43,23 @@ describe('eval-sim', () => {
     expect(matchCrossings([c('a/in', 10), c('a/in', 11)], [c('a/in', 10.9), c('a/in', 11.9)], 1)).toEqual({ missed: 0, extra: 0 });
     expect(matchCrossings([], [], 1)).toEqual({ missed: 0, extra: 0 });
   });
+
+  it('judges a vehicle crossing just before the run ends on the frames after it', () => {
+    // Light traffic at 1 fps: crossings with no other one within 3 s before and 8 s after, each just before a
+    // frame (the frame after it shows the vehicle barely past the line, inside the line's margin).
+    const seed = 1, fps = 1;
+    const all = createScene({ seed, scenario: 'light' }).crossings(120);
+    const lonely = all.filter((e) => e.t > 30 && Math.ceil(e.t) - e.t < 0.35 && all.every((o) => o === e || o.t < e.t - 3 || o.t > Math.ceil(e.t) + 8));
+    expect(lonely.length).toBeGreaterThan(0);
+    for (const e of lonely.slice(0, 2)) {
+      // Ending on the frame right after the crossing, or 4 s later: the same true crossings, and the vehicle
+      // is judged missed in the first run no more often than in the second.
+      const end = countSceneCrossings(seed, { scenario: 'light', fps, durationSec: Math.ceil(e.t) });
+      const later = countSceneCrossings(seed, { scenario: 'light', fps, durationSec: Math.ceil(e.t) + 4 });
+      expect(end.rows.map((r) => r.truth)).toEqual(later.rows.map((r) => r.truth));
+      expect(end.missed, `crossing at ${e.t.toFixed(2)} s`).toBeLessThanOrEqual(later.missed);
+    }
+  }, 120_000);
 
   it('refuses bad arguments with the fix', () => {
     const run = (...args: string[]) => spawnSync(process.execPath, ['dist/src/eval/eval-sim.js', ...args], { encoding: 'utf8' });
