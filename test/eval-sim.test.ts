@@ -45,8 +45,8 @@ describe('eval-sim', () => {
   });
 
   it('judges a vehicle crossing just before the run ends on the frames after it', () => {
-    // Light traffic at 1 fps: crossings with no other one within 3 s before and 8 s after, each just before a
-    // frame (the frame after it shows the vehicle barely past the line, inside the line's margin).
+    // Light traffic at 1 fps: crossings with no other one from 3 s before to 8 s after the next frame, each less
+    // than 0.35 s before a frame (the frame after it shows the vehicle barely past the line).
     const seed = 1, fps = 1;
     const all = createScene({ seed, scenario: 'light' }).crossings(120);
     const lonely = all.filter((e) => e.t > 30 && Math.ceil(e.t) - e.t < 0.35 && all.every((o) => o === e || o.t < e.t - 3 || o.t > Math.ceil(e.t) + 8));
