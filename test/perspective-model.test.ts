@@ -21,6 +21,19 @@ function addSamples(p: PerspectiveModel, y: number, n: number, times: number, yh
 }
 
 describe('perspective model', () => {
+  it('is not ready until its samples give sizes: a track gated by NaN sizes would link anywhere', () => {
+    // Twelve samples (the least it uses), two to a band: no band holds the three a fit needs, so no sizes yet.
+    // (Ready with NaN sizes, a track's gate was NaN, which no link fails: dense traffic at 1 fps, seed 8.)
+    const yh = 100;
+    const p = new PerspectiveModel(TOP, BOTTOM);
+    for (const y of [225, 275, 325, 375, 425, 475]) addSamples(p, y, 2, 1, yh);
+    expect(p.ready).toBe(false);
+    expect(p.size(300)).toBeNaN();
+    for (const y of [225, 475]) addSamples(p, y, 1, 1, yh);
+    expect(p.ready).toBe(true);
+    expect(p.size(300)).toBeGreaterThan(0);
+  });
+
   it('learns the car, not the lorries, when lorries fill the near rows and cars the far ones', () => {
     // As at the start of a 1-fps camera: a few lorries near the camera were seen in many frames, the cars
     // mostly far away. Cars are still the commonest vehicle over the whole image.

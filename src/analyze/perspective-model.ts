@@ -76,8 +76,11 @@ export class PerspectiveModel {
     this.dirty = true;
   }
 
+  /** Whether sizes are known: enough samples, and a fit made from them (until then size() is NaN). */
   get ready(): boolean {
-    return this.total >= MIN_SAMPLES;
+    if (this.total < MIN_SAMPLES) return false;
+    this.fit();
+    return !Number.isNaN(this.a);
   }
 
   /** Typical vehicle sqrt(area) at row y (full px), or NaN before enough samples. */
@@ -115,7 +118,7 @@ export class PerspectiveModel {
   // horizon, so the typical vehicle is the line size = k·(y − yh) that the most samples, over all bands
   // together, lie near (see consensusLine); each band's median over the samples near it refits the line.
   private fit(): void {
-    if (!this.dirty || !this.ready) return;
+    if (!this.dirty || this.total < MIN_SAMPLES) return;
     this.dirty = false;
     let bandsWithSamples = 0;
     for (let i = 0; i < BANDS; i++) if (this.samplesIn(i) >= 3) bandsWithSamples++;

@@ -1,11 +1,13 @@
 // Multi-vehicle tracker for 1-5 fps: predicts each track along its own velocity, or along the learned flow
-// of the place it is in, gates by plausible speed and appearance, and assigns globally, cheapest pair first.
+// of the place it is in, gates by plausible speed and appearance; which tracks link is decided cheapest pair
+// first, and those tracks then take the cheapest set of links (see cheapestLinks).
 
 import { thumbDistance, type Detection } from './blob-filter.js';
 import type { FlowPrior } from './flow-prior.js';
 import type { Accept, Distinct, LineCounter, LineCrossing, LineState } from './line-counter.js';
 import type { PerspectiveModel } from './perspective-model.js';
 import type { GroundPlane } from './ground-plane.js';
+import { assignEveryRow } from './assignment.js';
 
 export interface Track {
   readonly id: number;
@@ -262,13 +264,14 @@ export class Tracker {
     }
 
     cands.sort((a, b) => a.cost - b.cost);
+    const links = this.cheapestLinks(cands, dets.length);
     // Where each track was, how fast it went, and its blob, before this frame's links (see hide, leftMergedBlob).
     const before: Before = new Map(this.tracks.map((T) => [T, [T.x, T.y, T.vx, T.vy, T.det] as const]));
     const trackUsed = new Uint8Array(this.tracks.length);
     const detUsed = new Uint8Array(dets.length);
     const crossings: TrackCrossing[] = [];
     const firstLinks: { T: Track; born: Detection; bornT: number }[] = [];
-    for (const c of cands) {
+    for (const c of links) {
       if (trackUsed[c.t] || detUsed[c.d]) continue;
       trackUsed[c.t] = 1;
       detUsed[c.d] = 1;
@@ -600,6 +603,33 @@ export class Tracker {
       if (velocitiesDiffer(T.lastVx, T.lastVy, P.vx, P.vy)) return true;
     }
     return false;
+  }
+
+  /**
+   * This frame's links, cheapest first. Which tracks get a link is decided cheapest pair first: a track left
+   * without one is an explanation of its own (hidden in a merged blob, or missed for a frame), and forcing it
+   * to its second choice would take another vehicle's blob (see docs/accuracy.md). Which blob each of those
+   * tracks takes is then the cheapest set of links over all of them: at 1 fps a follower stands where its
+   * leader was, and cheapest-first gave the leader's track the follower's blob (a standstill that costs less
+   * than the leader's own step when that step or its blob's size is off), leaving the follower's track to take
+   * whatever was left (the freeway clip at 1 fps, 11-12 s: two cars lost).
+   */
+  private cheapestLinks(sorted: readonly Candidate[], nDets: number): Candidate[] {
+    const trackTaken = new Uint8Array(this.tracks.length), detTaken = new Uint8Array(nDets);
+    const greedy: Candidate[] = [];
+    for (const c of sorted) {
+      if (trackTaken[c.t] || detTaken[c.d]) continue;
+      trackTaken[c.t] = 1;
+      detTaken[c.d] = 1;
+      greedy.push(c);
+    }
+    if (greedy.length < 2) return greedy;
+    const row = new Int32Array(this.tracks.length).fill(-1);
+    greedy.forEach((c, i) => { row[c.t] = i; });
+    const mine = sorted.filter((c) => row[c.t]! >= 0);
+    const best = assignEveryRow(greedy.length, nDets, mine.map((c) => ({ r: row[c.t]!, c: c.d, cost: c.cost })));
+    if (!best) return greedy;
+    return best.sort((a, b) => a - b).map((k) => mine[k]!); // cheapest first, as sorted
   }
 
   /** Area of D over that of the typical vehicle at its row; NaN while the perspective is unknown. */
