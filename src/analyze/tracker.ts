@@ -271,8 +271,7 @@ export class Tracker {
     const detUsed = new Uint8Array(dets.length);
     const crossings: TrackCrossing[] = [];
     const firstLinks: { T: Track; born: Detection; bornT: number }[] = [];
-    for (const c of links) {
-      if (trackUsed[c.t] || detUsed[c.d]) continue;
+    for (const c of links) { // no two share a track or a blob (see cheapestLinks)
       trackUsed[c.t] = 1;
       detUsed[c.d] = 1;
       const T = this.tracks[c.t]!;
