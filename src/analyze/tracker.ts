@@ -239,6 +239,9 @@ export class Tracker {
         if (!like) continue;
         const { lr, app } = like;
         cost += 0.7 * app + (this.persp.ready ? 0.5 * lr : 0);
+        // A cost that is not a number cannot be ranked: sorted, it lands anywhere and wins links at random
+        // (NaN perspective sizes once did that). No such link is made, by the greedy pass or the assignment.
+        if (!Number.isFinite(cost)) continue;
         const sim = Math.exp(-app * app);
         simSum += sim;
         cands.push({ t: ti, d: di, cost, learn: mode !== 'free', sim, along: gAlong, lateral: gLat });
