@@ -3,7 +3,7 @@
 // interpolated between frames a second apart, and two cars following closely in a lane fall in the window.
 import { expect, test } from 'vitest';
 import type { Detection } from '../dist/src/analyze/blob-filter.js';
-import { car, crossingsOf, shrunk } from './helpers/tracker-rig.js';
+import { car, crossingsOf, shrunk, tracker } from './helpers/tracker-rig.js';
 
 /** Feeds one frame a second with the duplicate window used at 1 fps (700 ms); returns the crossings' directions. */
 function run(frames: Detection[][]): string[] {
@@ -56,4 +56,36 @@ test('two overlapping blobs of one vehicle, tracked apart, are counted once', ()
 test('blobs much smaller than a vehicle, seen apart, may be fragments and are counted once', () => {
   // Half a vehicle's size: a quarter of its area.
   expect(run(pair(leader, follower, (d) => shrunk(d, 0.25)))).toEqual(['in']);
+});
+
+/**
+ * Five frames a second (the duplicate window there is 460 ms) of two blobs moving down 150 px/s together: `a`
+ * at (ax, y) and `b` 90 px behind at (bx, y - 90), so b crosses row 400 0.6 s after a, past the window. Each
+ * is 1.5 typical vehicles' size; `cut` says, per frame, whether the two were the parts of one blob cut apart
+ * (see the blob filter's splitAcross) or two blobs of their own. Returns the crossings' directions.
+ */
+function abreastAt5fps(ax: number, bx: number, cut: (k: number) => boolean): string[] {
+  const { T } = tracker();
+  const out: string[] = [];
+  for (let k = 0; k < 16; k++) {
+    const y = 280 + 30 * k;
+    const frame = k < 13 ? [shrunk(car(ax, y), 2.25), shrunk(blue(car(bx, y - 90)), 2.25)] : [];
+    const dets = frame.map((d) => (cut(k) ? { ...d, whole: false, splitOf: 7 } : d));
+    out.push(...T.step(dets, 10_000 + k * 200, 460).map((c) => c.direction));
+  }
+  return out;
+}
+
+test("a lorry cut in two in every frame, its parts crossing at one place 0.6 s apart, is counted once", () => {
+  // A white cab and a red box, cut apart by colour: their centres cross 15 px apart along the line.
+  expect(abreastAt5fps(600, 615, () => true)).toEqual(['in']);
+});
+
+test('two vehicles abreast, cut from one blob in every frame, crossing a lane apart 0.6 s apart, are both counted', () => {
+  expect(abreastAt5fps(520, 680, () => true)).toEqual(['in', 'in']);
+});
+
+test('two blobs that were not one blob cut apart in their last frames are not taken for its parts', () => {
+  // The lorry's geometry, but its two blobs stood apart (uncut) from the fourth frame on: two vehicles.
+  expect(abreastAt5fps(600, 615, (k) => k < 3)).toEqual(['in', 'in']);
 });

@@ -25,9 +25,17 @@ export interface LineState {
 
 const COUNTED = 1;
 const WRONG_LINK = 2;
+// The parts of one vehicle (see isDuplicate): crossings up to 1 s apart (a 16 m lorry passes a point in 1.2 s
+// at 50 km/h, and its parts' centres are closer than its length), within a quarter of the larger blob's size
+// of each other along the line (lanes are wider than vehicles).
+const PARTS_WINDOW_MS = 1000;
+const PARTS_ALONG = 0.25;
 
-/** Whether the tracks owning line states `mine` and `other` were seen apart: two vehicles, not one's parts. */
-export type Distinct = (mine: LineState, other: LineState) => boolean;
+/**
+ * What the tracks owning line states `mine` and `other` were seen to be: 'two' vehicles (seen apart), 'one'
+ * vehicle's parts (the parts of one blob cut apart, in every frame both were seen), or undefined (not known).
+ */
+export type Kinship = (mine: LineState, other: LineState) => 'two' | 'one' | undefined;
 
 export interface LineCrossing {
   line: number;
@@ -162,7 +170,7 @@ export class LineCounter {
    */
   observe(
     st: LineState, x: number, y: number, tMs: number, margin: number, size: number, ox: number, oy: number, dupWindowMs: number,
-    accept: Accept = () => true, distinct: Distinct = () => false,
+    accept: Accept = () => true, kin: Kinship = () => undefined,
   ): LineCrossing[] {
     const out: LineCrossing[] = [];
     for (let i = 0; i < this.geo.length; i++) {
@@ -192,7 +200,7 @@ export class LineCounter {
         }
       }
       if (was !== 0 && was !== now && !st.counted[i]) {
-        this.crossed(st, i, now, px, py, pt, x, y, s, tMs, size, ox, oy, dupWindowMs, accept, distinct, out);
+        this.crossed(st, i, now, px, py, pt, x, y, s, tMs, size, ox, oy, dupWindowMs, accept, kin, out);
       }
       st.side[i] = now;
       st.sideX[i] = x;
@@ -210,7 +218,7 @@ export class LineCounter {
   observeUnseen(
     st: LineState, bx: number, by: number, bt: number, fx: number, fy: number, ft: number, x: number, y: number,
     margin: number, size: number, dupWindowMs: number,
-    accept: Accept = () => true, distinct: Distinct = () => false,
+    accept: Accept = () => true, kin: Kinship = () => undefined,
   ): LineCrossing[] {
     const out: LineCrossing[] = [];
     for (let i = 0; i < this.geo.length; i++) {
@@ -222,7 +230,7 @@ export class LineCounter {
       const cx = bx + f * (fx - bx), cy = by + f * (fy - by);
       const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
       if (along < 0 || along > g.len) continue;
-      this.tally(st, i, s1 > 0 ? 'in' : 'out', bt + f * (ft - bt), cx, cy, along, size, dupWindowMs, accept, distinct, out);
+      this.tally(st, i, s1 > 0 ? 'in' : 'out', bt + f * (ft - bt), cx, cy, along, size, dupWindowMs, accept, kin, out);
     }
     return out;
   }
@@ -233,7 +241,7 @@ export class LineCounter {
    */
   observeExit(
     st: LineState, x: number, y: number, tMs: number, size: number, ox: number, oy: number, dupWindowMs: number,
-    accept: Accept = () => true, distinct: Distinct = () => false,
+    accept: Accept = () => true, kin: Kinship = () => undefined,
   ): LineCrossing[] {
     const out: LineCrossing[] = [];
     for (let i = 0; i < this.geo.length; i++) {
@@ -241,7 +249,7 @@ export class LineCounter {
       if (st.counted[i] || was === 0) continue;
       const s = this.side(i, x, y);
       if (s * was >= 0) continue;
-      this.crossed(st, i, -was as -1 | 1, st.sideX[i]!, st.sideY[i]!, st.sideT[i]!, x, y, s, tMs, size, ox, oy, dupWindowMs, accept, distinct, out);
+      this.crossed(st, i, -was as -1 | 1, st.sideX[i]!, st.sideY[i]!, st.sideT[i]!, x, y, s, tMs, size, ox, oy, dupWindowMs, accept, kin, out);
     }
     return out;
   }
@@ -253,7 +261,7 @@ export class LineCounter {
    */
   private crossed(
     st: LineState, i: number, now: -1 | 1, px: number, py: number, pt: number, x: number, y: number, s: number, tMs: number,
-    size: number, ox: number, oy: number, dupWindowMs: number, accept: Accept, distinct: Distinct, out: LineCrossing[],
+    size: number, ox: number, oy: number, dupWindowMs: number, accept: Accept, kin: Kinship, out: LineCrossing[],
   ): void {
     const g = this.geo[i]!;
     const sp = this.side(i, px, py);
@@ -264,7 +272,7 @@ export class LineCounter {
     // Overall motion since birth must point the same way (a jittering or re-associated box does not).
     const overall = s - this.side(i, ox, oy);
     if (along >= 0 && along <= g.len && overall * now > 0) {
-      this.tally(st, i, now > 0 ? 'in' : 'out', pt + f * (tMs - pt), cx, cy, along, size, dupWindowMs, accept, distinct, out);
+      this.tally(st, i, now > 0 ? 'in' : 'out', pt + f * (tMs - pt), cx, cy, along, size, dupWindowMs, accept, kin, out);
     }
   }
 
@@ -273,7 +281,7 @@ export class LineCounter {
   // ('later') is passed on provisional, neither counted nor in the habit until settled.
   private tally(
     st: LineState, i: number, direction: Direction, timeMs: number, cx: number, cy: number, along: number, size: number,
-    dupWindowMs: number, accept: Accept, distinct: Distinct, out: LineCrossing[],
+    dupWindowMs: number, accept: Accept, kin: Kinship, out: LineCrossing[],
   ): void {
     const verdict = accept(i, direction, cx, cy);
     if (!verdict) {
@@ -289,7 +297,7 @@ export class LineCounter {
       return;
     }
     st.counted[i] = COUNTED;
-    if (this.isDuplicate(st, i, direction, timeMs, along, size, dupWindowMs, distinct)) return;
+    if (this.isDuplicate(st, i, direction, timeMs, along, size, dupWindowMs, kin)) return;
     if (verdict === 'later') {
       out.push({ line: i, direction, timeMs, x: cx, y: cy, provisional: { owner: st, along } });
       return;
@@ -342,15 +350,21 @@ export class LineCounter {
   }
 
   // Two physical vehicles cannot cross at the same place at the same moment: a second crossing there is a
-  // fragment of the first vehicle's blob, unless the two tracks were seen as two vehicles (`distinct`).
-  private isDuplicate(owner: LineState, line: number, direction: Direction, timeMs: number, along: number, size: number, windowMs: number, distinct: Distinct): boolean {
+  // fragment of the first vehicle's blob, unless the two tracks were seen as two vehicles (`kin`). The parts
+  // of one long vehicle cut apart in every frame (a lorry's cab and its box, cut by colour) cross one after
+  // the other, up to PARTS_WINDOW_MS apart, at one place along the line; vehicles abreast that a cut parted
+  // cross a lane apart.
+  private isDuplicate(owner: LineState, line: number, direction: Direction, timeMs: number, along: number, size: number, windowMs: number, kin: Kinship): boolean {
     if (windowMs <= 0) return false; // not a fragment by construction: neither checked nor a reference for others
-    this.recent = this.recent.filter((r) => timeMs - r.timeMs < 4 * windowMs);
+    this.recent = this.recent.filter((r) => timeMs - r.timeMs < Math.max(4 * windowMs, PARTS_WINDOW_MS));
     for (const r of this.recent) {
-      if (r.line === line && r.direction === direction && Math.abs(timeMs - r.timeMs) < windowMs && Math.abs(along - r.along) < 0.5 * Math.max(size, r.size)) {
-        if (distinct(owner, r.owner)) continue;
+      if (r.line !== line || r.direction !== direction) continue;
+      const dt = Math.abs(timeMs - r.timeMs), apart = Math.abs(along - r.along), s = Math.max(size, r.size);
+      if (dt < windowMs && apart < 0.5 * s) {
+        if (kin(owner, r.owner) === 'two') continue;
         return true;
       }
+      if (dt < PARTS_WINDOW_MS && apart < PARTS_ALONG * s && kin(owner, r.owner) === 'one') return true;
     }
     this.recent.push({ owner, line, direction, timeMs, along, size });
     return false;

@@ -4,7 +4,7 @@
 
 import { thumbDistance, type Detection } from './blob-filter.js';
 import type { FlowPrior } from './flow-prior.js';
-import type { Accept, Distinct, LineCounter, LineCrossing, LineState } from './line-counter.js';
+import type { Accept, Kinship, LineCounter, LineCrossing, LineState } from './line-counter.js';
 import type { PerspectiveModel } from './perspective-model.js';
 import type { GroundPlane } from './ground-plane.js';
 import { assignEveryRow } from './assignment.js';
@@ -40,7 +40,7 @@ export interface Track {
   hidden?: { readonly by: Track; x: number; y: number; readonly alone: number; readonly own: number };
   /**
    * Its latest sightings (at most TRAIL), oldest first: frame time, blob, and the frames it was missed in
-   * just before (see seenApart).
+   * just before (see kinship).
    */
   trail: { t: number; d: Detection; missed: number }[];
   /** Crossings of a link after AWAIT_GAP or more missed frames, held until its next link (see confirm). */
@@ -99,7 +99,7 @@ const SAME_VELOCITY = 0.5;
 // A merged blob still holds a hidden vehicle while its relative area is at least that of its other vehicle's
 // blob before the merge plus this share of the hidden one's (see holds).
 const HOLD_SHARE = 0.5;
-// Sightings each track keeps, to tell two vehicles from two parts of one (see seenApart).
+// Sightings each track keeps, to tell two vehicles from two parts of one (see kinship).
 const TRAIL = 3;
 // A link after this many missed frames may have taken another vehicle; its crossings wait for the next link.
 const AWAIT_GAP = 2;
@@ -295,7 +295,7 @@ export class Tracker {
         absorbed.add(U);
         const D = f.T.det;
         const { margin, accept } = this.lineRules(D, tMs);
-        for (const c of this.lines.observeUnseen(f.T.lines, U.x, U.y, U.lastT, f.T.firstX, f.T.firstY, f.bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.seenApart)) {
+        for (const c of this.lines.observeUnseen(f.T.lines, U.x, U.y, U.lastT, f.T.firstX, f.T.firstY, f.bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.kinship)) {
           crossings.push({ ...c, track: f.T, det: D });
         }
       }
@@ -357,7 +357,7 @@ export class Tracker {
       // A vehicle that has just come out of a merged blob was inside it one frame earlier: a line between there
       // and here it crossed unseen as a vehicle of its own (followers at 1 fps, one blob until past the line,
       // are seen apart only beyond it), so it starts there. Its crossing is one more unless the duplicate
-      // check finds it a fragment of the blob's other vehicle (see seenApart).
+      // check finds it a fragment of the blob's other vehicle (see kinship).
       const from = this.leftMergedBlob(D, tMs, before);
       if (from && this.lines.separates(from.x, from.y, D.x, D.y, this.lineRules(D, tMs).margin)) {
         T.firstX = from.x;
@@ -479,7 +479,7 @@ export class Tracker {
     // may have crossed before the start, or during an outage).
     if (before < this.watchedSinceMs) return;
     const { margin, accept } = this.lineRules(D, tMs);
-    for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.seenApart)) {
+    for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.kinship)) {
       out.push({ ...c, track: T, det: D });
     }
   }
@@ -502,7 +502,7 @@ export class Tracker {
     if (T.missed === 1 && this.atEdge(T.det)) {
       const D = T.det;
       const { accept } = this.lineRules(D, tMs);
-      for (const c of this.lines.observeExit(T.lines, T.x, T.y, T.lastT, D.size, T.firstX, T.firstY, dupWindowMs, accept, this.seenApart)) out.push({ ...c, track: T, det: D });
+      for (const c of this.lines.observeExit(T.lines, T.x, T.y, T.lastT, D.size, T.firstX, T.firstY, dupWindowMs, accept, this.kinship)) out.push({ ...c, track: T, det: D });
     }
   }
 
@@ -689,7 +689,7 @@ export class Tracker {
     const D = T.det;
     const rules = this.lineRules(D, tMs);
     const accept: Accept = awaitNext ? (...a) => rules.accept(...a) && 'later' : rules.accept;
-    for (const c of this.lines.observe(T.lines, x, y, tMs, rules.margin, D.size, T.firstX, T.firstY, dupWindowMs, accept, this.seenApart)) {
+    for (const c of this.lines.observe(T.lines, x, y, tMs, rules.margin, D.size, T.firstX, T.firstY, dupWindowMs, accept, this.kinship)) {
       out.push({ ...c, track: T, det: D });
     }
   }
@@ -721,21 +721,32 @@ export class Tracker {
   }
 
   /**
-   * Whether the tracks owning line states `mine` (T, the one crossing now) and `other` (U, whose crossing
-   * came first) follow two vehicles, not parts of one: in a frame both were seen in (of the last TRAIL
+   * What the tracks owning line states `mine` (T, the one crossing now) and `other` (U, whose crossing came
+   * first) were seen to be (see seenApart, partsOfOne). Bound once: the line counter calls it only for a
+   * crossing close to another in time and along the line.
+   */
+  private readonly kinship: Kinship = (mine, other) => {
+    const T = this.tracks.find((V) => V.lines === mine);
+    const U = this.tracks.find((V) => V.lines === other);
+    if (!T || !U || U === T) return undefined;
+    if (this.seenApart(T, U)) return 'two';
+    if (partsOfOne(T, U)) return 'one';
+    return undefined;
+  };
+
+  /**
+   * Whether T and U follow two vehicles, not parts of one: in a frame both were seen in (of the last TRAIL
    * sightings of each), their blobs were two whole vehicles (see wholeVehicle) whose boxes overlap by less
    * than OVERLAP × the smaller one's size. Such a pair was seen as two vehicles, so it is not one vehicle's
    * fragments when their crossings fall close together (at 1 fps the crossing times are interpolated between
    * frames a second apart: two cars 0.6 s apart in a lane fall within the duplicate window). Parts of a split
    * blob, or blobs smaller than a vehicle, may be fragments, and stay judged by the window; so does a crossing
    * T made over missed frames, or by a link after some (at 1 fps a track missed for seconds can jump to
-   * another vehicle far off). Bound once: the line counter calls it only for a crossing inside the window.
+   * another vehicle far off).
    */
-  private readonly seenApart: Distinct = (mine, other) => {
-    const T = this.tracks.find((V) => V.lines === mine);
-    const U = this.tracks.find((V) => V.lines === other);
+  private seenApart(T: Track, U: Track): boolean {
     // Only a crossing seen from one frame to the next: a link after missed frames may be a wrong one.
-    if (!T || !U || U === T || T.missed > 0 || T.trail[T.trail.length - 1]!.missed > 0) return false;
+    if (T.missed > 0 || T.trail[T.trail.length - 1]!.missed > 0) return false;
     for (const { t, d: a } of T.trail) {
       if (!this.wholeVehicle(a)) continue;
       for (const { t: u, d: b } of U.trail) {
@@ -745,7 +756,7 @@ export class Tracker {
       }
     }
     return false;
-  };
+  }
 
   /** Whether D is an uncut blob of at least WHOLE × the typical vehicle's size at its row (see relArea). */
   private wholeVehicle(D: Detection): boolean {
@@ -856,6 +867,23 @@ function onStep(x0: number, y0: number, mx: number, my: number, kMin: number, kM
   const m2 = mx * mx + my * my;
   const k = m2 > 0 ? Math.min(kMax, Math.max(kMin, ((x - x0) * mx + (y - y0) * my) / m2)) : 0;
   return { k, e: Math.hypot(x - (x0 + k * mx), y - (y0 + k * my)) };
+}
+
+/**
+ * Whether T and U followed two parts of one blob cut apart (see Detection.splitOf) in every frame both were
+ * seen in, of their last TRAIL sightings, and in two such frames at least (the one crossing now may be linked
+ * before the other is, in this frame): never two blobs, so never seen as two vehicles. Such parts may still
+ * be two vehicles abreast; the line counter tells them by where they cross (see LineCounter.isDuplicate).
+ */
+function partsOfOne(T: Track, U: Track): boolean {
+  let frames = 0;
+  for (const { t, d: a } of T.trail) {
+    const b = U.trail.find((o) => o.t === t)?.d;
+    if (!b) continue;
+    if (a === b || a.splitOf === undefined || a.splitOf !== b.splitOf) return false;
+    frames++;
+  }
+  return frames >= 2;
 }
 
 /**
