@@ -89,3 +89,28 @@ test('two blobs that were not one blob cut apart in their last frames are not ta
   // The lorry's geometry, but its two blobs stood apart (uncut) from the fourth frame on: two vehicles.
   expect(abreastAt5fps(600, 615, (k) => k < 3)).toEqual(['in', 'in']);
 });
+
+/**
+ * Five frames a second of a part of a cut blob (1.5 typical vehicles' size, cut from a blob of 2.3) at x = 600
+ * and `other` beside it at x = 600 + dx, both moving down 150 px/s and crossing row 400 together.
+ */
+function besidePartAt5fps(dx: number, other: (x: number, y: number) => Detection): string[] {
+  const { T } = tracker();
+  const out: string[] = [];
+  for (let k = 0; k < 16; k++) {
+    const y = 280 + 30 * k;
+    const part = { ...shrunk(car(600, y), 2.25), whole: false, splitOf: 3, splitSize: 2.3 * car(600, y).size };
+    out.push(...T.step(k < 13 ? [part, blue(other(600 + dx, y))] : [], 10_000 + k * 200, 460).map((c) => c.direction));
+  }
+  return out;
+}
+
+test("a fragment crossing beside a cut part, within half the cut blob's size, is a piece of its vehicle", () => {
+  // A sixth of a vehicle's area, 100 px along the line from the part: beyond half the part's size (68 px),
+  // within half the size of the blob it was cut from (104 px).
+  expect(besidePartAt5fps(100, (x, y) => shrunk(car(x, y), 1 / 6))).toEqual(['in']);
+});
+
+test('a whole vehicle crossing there is a vehicle of its own', () => {
+  expect(besidePartAt5fps(100, car)).toEqual(['in', 'in']);
+});

@@ -32,6 +32,8 @@ export interface Detection {
    * all its parts, which the cut found to be vehicles side by side.
    */
   splitOf?: number;
+  /** For each part of a blob cut across the lanes: that blob's size, px (see splitOf). */
+  splitSize?: number;
 }
 
 /** Thumbnail grid side: coarse enough for a 6-px-wide far car, fine enough to tell a windscreen from a roof. */
@@ -91,7 +93,8 @@ export function componentsToDetections(
     if ((byValley || byColour) && c.label > 0) {
       const cx = geom.x0 + (c.sumX / c.area + 0.5) * s;
       const parts = splitAcross(c, labels, cur, geom, Math.round(wFull / expW), direction?.(cx, cy), byValley, byColour);
-      for (const part of parts) push(part.c, parts.length === 1, part.owns, parts.length > 1 ? c.label : undefined);
+            const cut = parts.length > 1 ? { label: c.label, size: Math.sqrt(c.area) * s } : undefined;
+      for (const part of parts) push(part.c, parts.length === 1, part.owns, cut);
     } else {
       push(c, c.label > 0);
     }
@@ -99,7 +102,7 @@ export function componentsToDetections(
   return out;
 
   // `owns`: which of the label's pixels belong to this part (a split part owns a range of offsets across the motion).
-  function push(c: Component, whole: boolean, owns?: (x: number, y: number) => boolean, splitOf?: number): void {
+  function push(c: Component, whole: boolean, owns?: (x: number, y: number) => boolean, cut?: { label: number; size: number }): void {
     if (c.area === 0) return;
     const area = c.area * s * s;
     const thumb = thumbnail(c, labels, cur, geom.width, groupOf, owns);
@@ -127,7 +130,7 @@ export function componentsToDetections(
       b: c.sumB / c.area,
       thumb,
       whole,
-      splitOf,
+      ...(cut ? { splitOf: cut.label, splitSize: cut.size } : {}),
     });
   }
 }

@@ -21,6 +21,13 @@ export interface LineState {
   bandX: Float64Array;
   bandY: Float64Array;
   bandT: Float64Array;
+  /**
+   * The track's latest blob, as the duplicate check sees it (see isDuplicate): the size of the blob it belongs
+   * to (for a part of a blob cut across the lanes, that blob's; else its own; NaN: unknown), and whether it is
+   * a fragment (an uncut blob smaller than a whole vehicle, or fragments merged). Set by the track's owner.
+   */
+  reach: number;
+  fragment: boolean;
 }
 
 const COUNTED = 1;
@@ -91,6 +98,9 @@ interface Recent {
   timeMs: number;
   along: number;
   size: number;
+  /** The owner's reach and fragment when it crossed (see LineState). */
+  reach: number;
+  fragment: boolean;
 }
 
 export class LineCounter {
@@ -133,6 +143,7 @@ export class LineCounter {
     return {
       side: new Int8Array(n), sideX: new Float64Array(n), sideY: new Float64Array(n), sideT: new Float64Array(n), counted: new Uint8Array(n),
       inBand: new Uint8Array(n), bandX: new Float64Array(n), bandY: new Float64Array(n), bandT: new Float64Array(n),
+      reach: NaN, fragment: false,
     };
   }
 
@@ -353,10 +364,13 @@ export class LineCounter {
   // fragment of the first vehicle's blob, unless the two tracks were seen as two vehicles (`kin`). The parts
   // of one long vehicle cut apart in every frame (a lorry's cab and its box, cut by colour) cross one after
   // the other, up to PARTS_WINDOW_MS apart, at one place along the line; vehicles abreast that a cut parted
-  // cross a lane apart.
+  // cross a lane apart. A fragment (see LineState) crossing beside a part of a cut blob is judged against half
+  // the size of the whole blob, not of the part: the part's own size understates the vehicle the fragment may
+  // belong to (a lorry 355 px wide crossed as a part of 132 px and a fragment 85 px from it along the line).
   private isDuplicate(owner: LineState, line: number, direction: Direction, timeMs: number, along: number, size: number, windowMs: number, kin: Kinship): boolean {
     if (windowMs <= 0) return false; // not a fragment by construction: neither checked nor a reference for others
     this.recent = this.recent.filter((r) => timeMs - r.timeMs < Math.max(4 * windowMs, PARTS_WINDOW_MS));
+    const reach = owner.reach > size ? owner.reach : size;
     for (const r of this.recent) {
       if (r.line !== line || r.direction !== direction) continue;
       const dt = Math.abs(timeMs - r.timeMs), apart = Math.abs(along - r.along), s = Math.max(size, r.size);
@@ -365,8 +379,10 @@ export class LineCounter {
         return true;
       }
       if (dt < PARTS_WINDOW_MS && apart < PARTS_ALONG * s && kin(owner, r.owner) === 'one') return true;
+      const besidePart = (owner.fragment && apart < 0.5 * r.reach) || (r.fragment && apart < 0.5 * reach);
+      if (dt < windowMs && besidePart && kin(owner, r.owner) !== 'two') return true;
     }
-    this.recent.push({ owner, line, direction, timeMs, along, size });
+    this.recent.push({ owner, line, direction, timeMs, along, size, reach, fragment: owner.fragment });
     return false;
   }
 }

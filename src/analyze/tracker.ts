@@ -351,6 +351,7 @@ export class Tracker {
         firstX: D.x, firstY: D.y, farX: D.x, farY: D.y, lastT: tMs, hits: 1, missed: 0, lines: this.lines.newState(),
         trail: [{ t: tMs, d: D, missed: 0 }],
       };
+      this.describe(T);
       this.created++;
       this.tracks.push(T);
       if (learnOnly) continue;
@@ -428,6 +429,7 @@ export class Tracker {
     T.x = D.x;
     T.y = D.y;
     T.det = D;
+    this.describe(T);
     T.trail.push({ t: tMs, d: D, missed: T.missed });
     if (T.trail.length > TRAIL) T.trail.shift();
     T.hidden = undefined;
@@ -756,6 +758,13 @@ export class Tracker {
       }
     }
     return false;
+  }
+
+  /** Tells the line counter's duplicate check what T's latest blob is (see LineState.reach). */
+  private describe(T: Track): void {
+    const D = T.det;
+    T.lines.reach = D.splitSize ?? D.size;
+    T.lines.fragment = D.splitOf === undefined && !this.wholeVehicle(D);
   }
 
   /** Whether D is an uncut blob of at least WHOLE × the typical vehicle's size at its row (see relArea). */
