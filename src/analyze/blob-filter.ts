@@ -93,7 +93,7 @@ export function componentsToDetections(
     if ((byValley || byColour) && c.label > 0) {
       const cx = geom.x0 + (c.sumX / c.area + 0.5) * s;
       const parts = splitAcross(c, labels, cur, geom, Math.round(wFull / expW), direction?.(cx, cy), byValley, byColour);
-            const cut = parts.length > 1 ? { label: c.label, size: Math.sqrt(c.area) * s } : undefined;
+      const cut = parts.length > 1 ? { label: c.label, size: Math.sqrt(c.area) * s } : undefined;
       for (const part of parts) push(part.c, parts.length === 1, part.owns, cut);
     } else {
       push(c, c.label > 0);

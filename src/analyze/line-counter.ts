@@ -374,13 +374,14 @@ export class LineCounter {
     for (const r of this.recent) {
       if (r.line !== line || r.direction !== direction) continue;
       const dt = Math.abs(timeMs - r.timeMs), apart = Math.abs(along - r.along), s = Math.max(size, r.size);
-      if (dt < windowMs && apart < 0.5 * s) {
-        if (kin(owner, r.owner) === 'two') continue;
-        return true;
-      }
-      if (dt < PARTS_WINDOW_MS && apart < PARTS_ALONG * s && kin(owner, r.owner) === 'one') return true;
-      const besidePart = (owner.fragment && apart < 0.5 * r.reach) || (r.fragment && apart < 0.5 * reach);
-      if (dt < windowMs && besidePart && kin(owner, r.owner) !== 'two') return true;
+      const fragment = dt < windowMs && apart < 0.5 * s;
+      const part = dt < PARTS_WINDOW_MS && apart < PARTS_ALONG * s;
+      const besidePart = dt < windowMs && ((owner.fragment && apart < 0.5 * r.reach) || (r.fragment && apart < 0.5 * reach));
+      if (!fragment && !part && !besidePart) continue;
+      // Asked once, and only here: it looks both tracks up.
+      const k = kin(owner, r.owner);
+      if (k === 'two') continue;
+      if (fragment || besidePart || (part && k === 'one')) return true;
     }
     this.recent.push({ owner, line, direction, timeMs, along, size, reach, fragment: owner.fragment });
     return false;

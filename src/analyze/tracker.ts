@@ -889,7 +889,7 @@ function partsOfOne(T: Track, U: Track): boolean {
   for (const { t, d: a } of T.trail) {
     const b = U.trail.find((o) => o.t === t)?.d;
     if (!b) continue;
-    if (a === b || a.splitOf === undefined || a.splitOf !== b.splitOf) return false;
+    if (a === b || !cutParts(a, b)) return false;
     frames++;
   }
   return frames >= 2;
@@ -901,7 +901,12 @@ function partsOfOne(T: Track, U: Track): boolean {
  */
 function cutApart(T: Track, B: Track | undefined): boolean {
   const last = B?.trail[B.trail.length - 2];
-  return T.det.splitOf !== undefined && last !== undefined && last.d.splitOf === T.det.splitOf && last.t === T.lastT;
+  return last !== undefined && cutParts(T.det, last.d) && last.t === T.lastT;
+}
+
+/** Whether blobs a and b (of one frame) carry the label of one blob cut apart (see Detection.splitOf). */
+function cutParts(a: Detection, b: Detection): boolean {
+  return a.splitOf !== undefined && a.splitOf === b.splitOf;
 }
 
 /** (x, y) moved into D's box. */
