@@ -39,10 +39,10 @@ export interface Track {
    */
   hidden?: { readonly by: Track; x: number; y: number; readonly alone: number; readonly own: number };
   /**
-   * Its latest sightings (at most TRAIL), oldest first: frame time, blob, and the frames it was missed in
-   * just before (see kinship).
+   * Its latest sightings (at most TRAIL), oldest first: frame time, blob, the frames it was missed in just
+   * before, and the track whose merged blob hid it then, if any (see kinship).
    */
-  trail: { t: number; d: Detection; missed: number }[];
+  trail: { t: number; d: Detection; missed: number; hiddenBy?: Track }[];
   /** Crossings of a link after AWAIT_GAP or more missed frames, held until its next link (see confirm). */
   awaiting?: TrackCrossing[];
 }
@@ -430,7 +430,7 @@ export class Tracker {
     T.y = D.y;
     T.det = D;
     this.describe(T);
-    T.trail.push({ t: tMs, d: D, missed: T.missed });
+    T.trail.push(T.hidden ? { t: tMs, d: D, missed: T.missed, hiddenBy: T.hidden.by } : { t: tMs, d: D, missed: T.missed });
     if (T.trail.length > TRAIL) T.trail.shift();
     T.hidden = undefined;
     T.lastT = tMs;
@@ -733,6 +733,11 @@ export class Tracker {
     if (!T || !U || U === T) return undefined;
     if (this.seenApart(T, U)) return 'two';
     if (partsOfOne(T, U)) return 'one';
+    // One's vehicle was hidden in the other's merged blob, beside the other's vehicle (see hide), until its
+    // latest link: two vehicles, as for its crossings while hidden, which skip the duplicate check. Unless they
+    // were parts of one cut blob in every frame both were seen in (above): then that blob was one vehicle, cut
+    // or not (a lorry at 5 fps).
+    if (T.trail[T.trail.length - 1]!.hiddenBy === U || U.trail[U.trail.length - 1]!.hiddenBy === T) return 'two';
     return undefined;
   };
 
