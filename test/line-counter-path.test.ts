@@ -9,6 +9,12 @@ import { MARGIN, SIZE } from './helpers/line-rig.js';
 /** One line along row 200 from column 0 to column 600 ('in' is moving down the image). */
 const shortLine = (): LineCounter => new LineCounter([{ id: 'main', from: [0, 200], to: [600, 200] }]);
 
+/** Two lines along row 200, one drawn on from the other's end at column 600. */
+const endToEnd = (): LineCounter => new LineCounter([
+  { id: 'left', from: [0, 200], to: [600, 200] },
+  { id: 'right', from: [600, 200], to: [1200, 200] },
+]);
+
 /** Feeds one track's sightings [x, y], one second apart, to a new state of `c`; returns the crossings. */
 function track(c: LineCounter, points: [number, number][]): LineCrossing[] {
   const st = c.newState();
@@ -45,10 +51,7 @@ test('where the chord crosses within the line\'s ends, the crossing is placed on
 });
 
 test('with two lines end to end, a chord well inside one counts there only, not on the other through the path', () => {
-  const c = new LineCounter([
-    { id: 'left', from: [0, 200], to: [600, 200] },
-    { id: 'right', from: [600, 200], to: [1200, 200] },
-  ]);
+  const c = endToEnd();
   // Chord from (650, 120) to (400, 320): row 200 at column 550, 50 px inside 'left'. Through (615, 205): column
   // 617, inside 'right'.
   const out = track(c, [[660, 60], [650, 120], [615, 205], [400, 320]]);
@@ -57,10 +60,7 @@ test('with two lines end to end, a chord well inside one counts there only, not 
 });
 
 test('with two lines end to end, a chord at their meeting point counts once, on the line the path crosses', () => {
-  const c = new LineCounter([
-    { id: 'left', from: [0, 200], to: [600, 200] },
-    { id: 'right', from: [600, 200], to: [1200, 200] },
-  ]);
+  const c = endToEnd();
   // Chord from (570, 120) to (650, 320): row 200 at column 602, 2 px inside 'right', within the margin. Through
   // (575, 203): column 575, inside 'left'.
   const out = track(c, [[565, 60], [570, 120], [575, 203], [650, 320]]);

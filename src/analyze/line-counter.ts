@@ -210,6 +210,7 @@ export class LineCounter {
       }
       let was = st.side[i]!;
       let px = st.sideX[i]!, py = st.sideY[i]!, pt = st.sideT[i]!;
+      let fromBand = false;
       // A track born inside the margin crossed if it was on the other side of the line itself and has since
       // moved at least the margin's full width (now or at a later sighting): a box jittering on the line does
       // neither.
@@ -219,12 +220,14 @@ export class LineCounter {
         else if (Math.abs(s - s0) >= 2 * margin) {
           was = -now as -1 | 1;
           px = st.bandX[i]!; py = st.bandY[i]!; pt = st.bandT[i]!;
+          fromBand = true;
           st.inBand[i] = 0;
         }
       }
       if (was !== 0 && was !== now && !st.counted[i]) {
-        // From the confirmed side (not from where a track born inside the margin was first seen).
-        const midMargin = !Number.isNaN(st.midT[i]!) && px === st.sideX[i] && py === st.sideY[i] ? margin : 0;
+        // A sighting inside the margin counts on the way from the confirmed side, not from where a track born
+        // inside the margin was first seen.
+        const midMargin = !fromBand && !Number.isNaN(st.midT[i]!) ? margin : 0;
         this.crossed(st, i, now, px, py, pt, x, y, s, tMs, size, ox, oy, dupWindowMs, accept, kin, out, midMargin);
       }
       st.midT[i] = NaN;
@@ -251,11 +254,8 @@ export class LineCounter {
       if (st.counted[i]) continue;
       const sb = this.side(i, bx, by), s1 = this.side(i, fx, fy), s2 = this.side(i, x, y);
       if (Math.abs(s1) <= margin || s1 * s2 <= 0 || Math.abs(s2) <= Math.abs(s1) || sb * s1 >= 0 || Math.abs(sb) <= margin) continue;
-      const g = this.geo[i]!;
-      const f = sb / (sb - s1);
-      const cx = bx + f * (fx - bx), cy = by + f * (fy - by);
-      const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
-      if (along < 0 || along > g.len) continue;
+      const { f, cx, cy, along } = this.meetAt(i, bx, by, sb, fx, fy, s1);
+      if (along < 0 || along > this.geo[i]!.len) continue;
       this.tally(st, i, s1 > 0 ? 'in' : 'out', bt + f * (ft - bt), cx, cy, along, size, dupWindowMs, accept, kin, out);
     }
     return out;
@@ -291,11 +291,8 @@ export class LineCounter {
     st: LineState, i: number, now: -1 | 1, px: number, py: number, pt: number, x: number, y: number, s: number, tMs: number,
     size: number, ox: number, oy: number, dupWindowMs: number, accept: Accept, kin: Kinship, out: LineCrossing[], midMargin = 0,
   ): void {
-    const g = this.geo[i]!;
-    let sp = this.side(i, px, py);
-    let f = sp / (sp - s);
-    let cx = px + f * (x - px), cy = py + f * (y - py);
-    let along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
+    // The leg that meets the line: the chord, or the part of the path through the sighting inside the margin.
+    let a = { x: px, y: py, t: pt, s: this.side(i, px, py) }, b = { x, y, t: tMs, s };
     if (midMargin > 0 && !this.geo.some((_, j) => this.meets(j, px, py, x, y, midMargin))) {
       // The chord meets no line more than the margin inside its ends (it misses them, or comes as close to
       // them as a sighting's own uncertainty), but the track was seen in between, inside the margin: the leg of
@@ -306,31 +303,35 @@ export class LineCounter {
       // crossed, for every line: the path through a sighting by a line drawn on from that one's end would count
       // it again, the wrong way (dense traffic at 1 fps, seed 8, 37.5 s: 71 px inside the inbound line, with a
       // margin of 56 px).
-      const mx = st.midX[i]!, my = st.midY[i]!, mt = st.midT[i]!;
-      const sm = this.side(i, mx, my);
-      if (sm * now < 0) {
-        px = mx; py = my; pt = mt; sp = sm; f = sp / (sp - s);
-      } else {
-        f = sp / (sp - sm); x = mx; y = my; tMs = mt;
-      }
-      cx = px + f * (x - px); cy = py + f * (y - py);
-      along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
+      const mid = { x: st.midX[i]!, y: st.midY[i]!, t: st.midT[i]!, s: this.side(i, st.midX[i]!, st.midY[i]!) };
+      if (mid.s * now < 0) a = mid;
+      else b = mid;
     }
+    const { f, cx, cy, along } = this.meetAt(i, a.x, a.y, a.s, b.x, b.y, b.s);
     // Overall motion since birth must point the same way (a jittering or re-associated box does not).
     const overall = s - this.side(i, ox, oy);
-    if (along >= 0 && along <= g.len && overall * now > 0) {
-      this.tally(st, i, now > 0 ? 'in' : 'out', pt + f * (tMs - pt), cx, cy, along, size, dupWindowMs, accept, kin, out);
+    if (along >= 0 && along <= this.geo[i]!.len && overall * now > 0) {
+      this.tally(st, i, now > 0 ? 'in' : 'out', a.t + f * (b.t - a.t), cx, cy, along, size, dupWindowMs, accept, kin, out);
     }
   }
 
   /** Whether the segment from (ax, ay) to (bx, by) meets line j, `inset` px or more inside its ends. */
   private meets(j: number, ax: number, ay: number, bx: number, by: number, inset: number): boolean {
-    const g = this.geo[j]!;
     const sa = this.side(j, ax, ay), sb = this.side(j, bx, by);
     if (sa * sb > 0 || sa === sb) return false;
+    const { along } = this.meetAt(j, ax, ay, sa, bx, by, sb);
+    return along >= inset && along <= this.geo[j]!.len - inset;
+  }
+
+  /**
+   * Where the segment from (ax, ay) to (bx, by), at signed distances sa and sb from line i's row (see side),
+   * meets that row: the fraction f of the way, the point, and its distance along the line from its start.
+   */
+  private meetAt(i: number, ax: number, ay: number, sa: number, bx: number, by: number, sb: number): { f: number; cx: number; cy: number; along: number } {
+    const g = this.geo[i]!;
     const f = sa / (sa - sb);
-    const along = (ax + f * (bx - ax) - g.ax) * g.ux + (ay + f * (by - ay) - g.ay) * g.uy;
-    return along >= inset && along <= g.len - inset;
+    const cx = ax + f * (bx - ax), cy = ay + f * (by - ay);
+    return { f, cx, cy, along: (cx - g.ax) * g.ux + (cy - g.ay) * g.uy };
   }
 
   // The track has crossed line i: it never counts there again, and the crossing counts unless the caller

@@ -430,7 +430,7 @@ export class Tracker {
     T.y = D.y;
     T.det = D;
     this.describe(T);
-    T.trail.push(T.hidden ? { t: tMs, d: D, missed: T.missed, hiddenBy: T.hidden.by } : { t: tMs, d: D, missed: T.missed });
+    T.trail.push({ t: tMs, d: D, missed: T.missed, hiddenBy: T.hidden?.by });
     if (T.trail.length > TRAIL) T.trail.shift();
     T.hidden = undefined;
     T.lastT = tMs;
