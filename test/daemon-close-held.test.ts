@@ -23,9 +23,9 @@ async function runThenClose(scene: Box[][], analyzer: Record<string, number>, co
   });
   // The next frame only once the daemon has analysed the one before (it polls every 20 ms and skips repeats), so
   // none is dropped however slow the machine is (wall-time pacing lost frames on a loaded machine).
-  let daemon: Daemon | undefined;
+  let analysed = (): number => 0;
   const camera = await startCamera((_req, res) => {
-    const t = Math.min(daemon?.stats().cameras[0]?.framesAnalysed ?? 0, frames.length - 1);
+    const t = Math.min(analysed(), frames.length - 1);
     res.writeHead(200, { 'content-type': 'image/jpeg', 'x-sim-time': String(T0 + t * 1000) }).end(frames[t]);
   });
   const db = join(tempDir(), 'counts.db');
@@ -37,16 +37,16 @@ async function runThenClose(scene: Box[][], analyzer: Record<string, number>, co
     }],
     db,
   });
-  const started = await Daemon.start(config);
-  daemon = started;
-  onTestFinished(() => started.close());
+  const daemon = await Daemon.start(config);
+  analysed = () => daemon.stats().cameras[0]!.framesAnalysed;
+  onTestFinished(() => daemon.close());
   const last = T0 + (frames.length - 1) * 1000;
-  for (const deadline = Date.now() + 60_000; started.stats().cameras[0]!.lastFrameAt !== last && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 60_000; daemon.stats().cameras[0]!.lastFrameAt !== last && Date.now() < deadline; ) {
     await new Promise((r) => setTimeout(r, 50));
   }
-  expect(started.stats().cameras[0]).toMatchObject({ framesAnalysed: frames.length, dropped: 0 });
-  expect(started.stats().cameras[0]!.counts).toEqual([{ lineId: 'main', ...countedBeforeClose }]);
-  await started.close();
+  expect(daemon.stats().cameras[0]).toMatchObject({ framesAnalysed: frames.length, dropped: 0 });
+  expect(daemon.stats().cameras[0]!.counts).toEqual([{ lineId: 'main', ...countedBeforeClose }]);
+  await daemon.close();
   const rows = queryCounts(db, parseQueryParams({ bucket: 'day' }, 'cli')) as { in: number; out: number; total: number }[];
   // (Rows of the day it crossed in camera time, and of today, when the daemon's polls were ticked.)
   return [rows.reduce((s, r) => s + r.in, 0), rows.reduce((s, r) => s + r.out, 0)];
