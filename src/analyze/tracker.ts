@@ -268,6 +268,7 @@ export class Tracker {
 
     cands.sort((a, b) => a.cost - b.cost);
     const links = this.cheapestLinks(cands, dets.length);
+    const refuted = this.refutedCuts(links, dets);
     // Where each track was, how fast it went, and its blob, before this frame's links (see hide, leftMergedBlob).
     const before: Before = new Map(this.tracks.map((T) => [T, [T.x, T.y, T.vx, T.vy, T.det] as const]));
     const trackUsed = new Uint8Array(this.tracks.length);
@@ -287,7 +288,8 @@ export class Tracker {
     // earlier, that found no link (at 1 fps a vehicle's first step can be too long, or run against the
     // usual motion where both directions' lanes meet): that sighting is taken over, and a line between the
     // two counts.
-    const absorbed = new Set<Track>();
+    // Refuted tracks (see refutedCuts) end as if taken over: nothing takes over their sighting either.
+    const absorbed = new Set<Track>(refuted);
     if (!learnOnly) {
       for (const f of firstLinks) {
         const U = this.earlierSighting(f.T, f.born, f.bornT, tMs, trackUsed, absorbed);
@@ -634,6 +636,28 @@ export class Tracker {
     const best = assignEveryRow(greedy.length, nDets, mine.map((c) => ({ r: row[c.t]!, c: c.d, cost: c.cost })));
     if (!best) return greedy;
     return best.sort((a, b) => a - b).map((k) => mine[k]!); // cheapest first, as sorted
+  }
+
+  /**
+   * Tracks refuted by this frame's links: seen once, as a part of a blob cut apart (see Detection.splitOf) smaller
+   * than a whole vehicle (WHOLE), and not linked now, while the track of another part of that blob links to an
+   * uncut blob of less than MERGED × the typical vehicle's area. The cut took one vehicle for two, and that blob
+   * is all of it: such a track ends, and no later track takes over its sighting (see earlierSighting). Vehicles
+   * abreast that merge again make a blob of about twice a vehicle's area, and a part of a whole vehicle's size
+   * is one; both tracks stay, as they do while no typical size is learnt.
+   */
+  private refutedCuts(links: readonly Candidate[], dets: readonly Detection[]): Set<Track> {
+    const refuted = new Set<Track>();
+    const linked = new Set(links.map((c) => this.tracks[c.t]!));
+    for (const { t, d } of links) {
+      const S = this.tracks[t]!, D = dets[d]!;
+      if (S.det.splitOf === undefined || D.splitOf !== undefined || !(this.relArea(D) < MERGED)) continue;
+      for (const T of this.tracks) {
+        if (T.hits !== 1 || linked.has(T) || T === S || T.lastT !== S.lastT || !cutParts(T.det, S.det)) continue;
+        if (this.relArea(T.det) < WHOLE * WHOLE) refuted.add(T);
+      }
+    }
+    return refuted;
   }
 
   /** Area of D over that of the typical vehicle at its row; NaN while the perspective is unknown. */

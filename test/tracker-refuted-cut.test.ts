@@ -1,0 +1,54 @@
+// A blob cut in two across the lanes is a guess that it holds two vehicles abreast. When the next frame shows the
+// track of one part on an uncut blob of one vehicle's size, and the other part, seen only that once, has no
+// sighting of its own, the guess was wrong: that part was a piece of the vehicle, and its track ends. Left to go
+// on, it took the next vehicle the usual motion predicted it to (at 1 fps, often one past a line) and counted it.
+import { expect, it } from 'vitest';
+import type { Detection } from '../dist/src/analyze/blob-filter.js';
+import { car, merged, shrunk, tracker } from './helpers/tracker-rig.js';
+
+/** A tracker whose usual motion down the columns x is down the image (in), at 2 sizes per second. */
+function withDownFlow(xs: number[]) {
+  const rig = tracker();
+  for (const x of xs) for (let y = 200; y <= 640; y += 40) for (let k = 0; k < 5; k++) rig.flow.vote(x, y, x, y + 40, 2, 0, 1, 10);
+  return rig;
+}
+
+/** Parts of one blob cut apart (see Detection.splitOf). */
+const part = (d: Detection): Detection => ({ ...d, whole: false, splitOf: 1 });
+
+function count(frames: Detection[][]): [number, string][] {
+  const { T } = withDownFlow([600, 660]);
+  return [...frames, [], [], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700)).map((c) => [c.line, c.direction]);
+}
+
+// One car down the image (the line is at row 400); at row 300 its blob is cut into the car and a piece beside it,
+// and at row 380 it is one blob again. A frame later another vehicle is first seen past the line, where the usual
+// motion would have taken the piece (`firstSeen`).
+const carFrames = (firstSeen: Detection[]): Detection[][] =>
+  [[car(600, 220)], [part(car(600, 300)), part(shrunk(car(660, 300), 0.3))], [car(600, 380)], [car(600, 460), ...firstSeen], [car(600, 540)]];
+
+it('a piece cut off a vehicle that is whole in the next frame does not count a vehicle of its own', () => {
+  for (const y of [480, 520, 560, 600]) expect(count(carFrames([car(660, y)])), `another vehicle first seen at row ${y}`).toEqual([[0, 'in']]);
+});
+
+/**
+ * A vehicle of `area` × a car's, and beside it a smaller one of `besideArea`: the first alone at row 220, the pair cut
+ * apart at 300, one blob at 380, apart from 460 on.
+ */
+function abreastFrames(area: number, besideArea: number): Detection[][] {
+  const first = (y: number): Detection => shrunk(car(600, y), area);
+  const beside = (y: number): Detection => shrunk(car(660, y), besideArea);
+  const oneBlob = (y: number): Detection => ({ ...merged(first(y), beside(y)), whole: true });
+  return [[first(220)], [part(first(300)), part(beside(300))], [oneBlob(380)], [first(460), beside(460)], [first(540), beside(540)]];
+}
+
+it('two vehicles abreast, cut apart and then one blob, are both counted when the part beside is a whole vehicle', () => {
+  // Two small cars, 0.9 and 0.55 of the typical car's area (the second over 0.7² of it: a whole vehicle), one blob
+  // of 1.45 cars.
+  expect(count(abreastFrames(0.9, 0.55))).toEqual([[0, 'in'], [0, 'in']]);
+});
+
+it('two vehicles abreast, cut apart and then one blob of more than 1.5 vehicles, are both counted', () => {
+  // A van of 1.2 cars and a two-wheeler of 0.4 beside it (a part the size of a piece), one blob of 1.6 cars.
+  expect(count(abreastFrames(1.2, 0.4))).toEqual([[0, 'in'], [0, 'in']]);
+});
