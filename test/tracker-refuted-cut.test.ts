@@ -4,7 +4,7 @@
 // on, it took the next vehicle the usual motion predicted it to (at 1 fps, often one past a line) and counted it.
 import { expect, it } from 'vitest';
 import type { Detection } from '../dist/src/analyze/blob-filter.js';
-import { car, merged, shrunk, tracker } from './helpers/tracker-rig.js';
+import { car, crossingsOf, merged, shrunk, tracker } from './helpers/tracker-rig.js';
 
 /** A tracker whose usual motion down the columns x is down the image (in), at 2 sizes per second. */
 function withDownFlow(xs: number[]) {
@@ -16,10 +16,7 @@ function withDownFlow(xs: number[]) {
 /** Parts of one blob cut apart (see Detection.splitOf). */
 const part = (d: Detection): Detection => ({ ...d, whole: false, splitOf: 1 });
 
-function count(frames: Detection[][]): [number, string][] {
-  const { T } = withDownFlow([600, 660]);
-  return [...frames, [], [], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700)).map((c) => [c.line, c.direction]);
-}
+const count = (frames: Detection[][]): [number, string][] => crossingsOf(frames, withDownFlow([600, 660]).T);
 
 // One car down the image (the line is at row 400); at row 300 its blob is cut into the car and a piece beside it,
 // and at row 380 it is one blob again. A frame later another vehicle is first seen past the line, where the usual

@@ -62,10 +62,9 @@ export function tracker(opts: { roadPlane?: boolean } = {}): { T: Tracker; flow:
 }
 
 /**
- * A fresh tracker fed one frame a second (a frame is a list of detections), then three empty frames; its
- * crossings as [line, direction].
+ * A tracker (a fresh one unless given) fed one frame a second (a frame is a list of detections), then three empty
+ * frames; its crossings as [line, direction].
  */
-export function crossingsOf(frames: readonly Detection[][]): [number, string][] {
-  const { T } = tracker();
+export function crossingsOf(frames: readonly Detection[][], T: Tracker = tracker().T): [number, string][] {
   return [...frames, [], [], []].flatMap((dets, k) => T.step(dets, 10_000 + k * 1000, 700)).map((c) => [c.line, c.direction]);
 }
