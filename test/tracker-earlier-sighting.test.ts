@@ -3,14 +3,10 @@
 // track started past the line gets its first link, the earlier sighting, where that link run back puts it,
 // is the same vehicle: the crossing counts.
 import { expect, it } from 'vitest';
-import { car, tracker } from './helpers/tracker-rig.js';
+import { car, tracker, withDownFlow } from './helpers/tracker-rig.js';
 
 /** A tracker whose usual motion around (x, 560..640) is down the image (in), at 2 sizes per second. */
-function withDownFlowAt(x: number) {
-  const rig = tracker();
-  for (let k = 0; k < 5; k++) rig.flow.vote(x, 560, x, 640, 2, 0, 1, 10);
-  return rig;
-}
+const withDownFlowAt = (x: number) => withDownFlow([x], 560, 640);
 
 it('counts a vehicle seen once before the line, unlinked, then past it, against the usual motion there', () => {
   const { T } = withDownFlowAt(640);

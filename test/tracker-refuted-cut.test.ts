@@ -4,19 +4,13 @@
 // on, it took the next vehicle the usual motion predicted it to (at 1 fps, often one past a line) and counted it.
 import { expect, it } from 'vitest';
 import type { Detection } from '../dist/src/analyze/blob-filter.js';
-import { car, crossingsOf, merged, shrunk, tracker } from './helpers/tracker-rig.js';
-
-/** A tracker whose usual motion down the columns x is down the image (in), at 2 sizes per second. */
-function withDownFlow(xs: number[]) {
-  const rig = tracker();
-  for (const x of xs) for (let y = 200; y <= 640; y += 40) for (let k = 0; k < 5; k++) rig.flow.vote(x, y, x, y + 40, 2, 0, 1, 10);
-  return rig;
-}
+import { car, crossingsOf, merged, shrunk, withDownFlow } from './helpers/tracker-rig.js';
 
 /** Parts of one blob cut apart (see Detection.splitOf). */
 const part = (d: Detection): Detection => ({ ...d, whole: false, splitOf: 1 });
 
-const count = (frames: Detection[][]): [number, string][] => crossingsOf(frames, withDownFlow([600, 660]).T);
+// The usual motion down the columns of the car and the piece is down the image (in), at 2 sizes per second.
+const count = (frames: Detection[][]): [number, string][] => crossingsOf(frames, withDownFlow([600, 660], 200, 680).T);
 
 // One car down the image (the line is at row 400); at row 300 its blob is cut into the car and a piece beside it,
 // and at row 380 it is one blob again. A frame later another vehicle is first seen past the line, where the usual

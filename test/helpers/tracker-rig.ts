@@ -62,6 +62,16 @@ export function tracker(opts: { roadPlane?: boolean } = {}): { T: Tracker; flow:
 }
 
 /**
+ * A tracker whose usual motion is down the image (in) at 2 sizes per second along each column x in `xs`, from
+ * row `fromY` to row `toY` (five links' worth of votes on each).
+ */
+export function withDownFlow(xs: readonly number[], fromY: number, toY: number): { T: Tracker; flow: FlowPrior } {
+  const rig = tracker();
+  for (const x of xs) for (let k = 0; k < 5; k++) rig.flow.vote(x, fromY, x, toY, 2, 0, 1, 10);
+  return rig;
+}
+
+/**
  * A tracker (a fresh one unless given) fed one frame a second (a frame is a list of detections), then three empty
  * frames; its crossings as [line, direction].
  */
