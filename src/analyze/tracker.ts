@@ -3,7 +3,7 @@
 // first, and those tracks then take the cheapest set of links (see cheapestLinks).
 
 import { thumbDistance, type Detection } from './blob-filter.js';
-import type { FlowPrior } from './flow-prior.js';
+import type { FlowEstimate, FlowPrior } from './flow-prior.js';
 import type { Accept, Kinship, LineCounter, LineCrossing, LineState } from './line-counter.js';
 import type { PerspectiveModel } from './perspective-model.js';
 import type { GroundPlane } from './ground-plane.js';
@@ -183,8 +183,7 @@ export class Tracker {
         gvx = T.vx; gvy = T.vy;
       } else if (prior) {
         mode = 'prior';
-        const unit = this.speedUnit(sizeRef, T.y, T.y, T.det.size, T.det.size);
-        [gvx, gvy] = alongLateralToGround(prior.along * unit, prior.lateral * unit, n);
+        [gvx, gvy] = this.usualVelocity(T, prior, sizeRef, n);
       }
       if (mode !== 'free') {
         [qx, qy] = G.moved(T.x, T.y, gvx * dt, gvy * dt);
@@ -319,6 +318,9 @@ export class Tracker {
           // Each further miss carries it on; but only a motion confirmed by a second link is carried over several
           // frames (one link may be a wrong one, and would walk a phantom across a line).
           this.observeMissed(T, gone, tMs, crossings, dupWindowMs);
+        } else if (!T.hasVel && T.hits === 1 && T.missed === 1 && !learnOnly) {
+          // Seen once and gone: out of the view already, if the usual motion took it there (see observeSeenOnce).
+          if (this.observeSeenOnce(T, gone, tMs, crossings, dupWindowMs)) continue;
         }
         // A vehicle hidden in a merged blob is not gone while the blob still holds it: two vehicles abreast
         // can stay one blob for longer than trackMaxMissedSec (light traffic at 2 fps: 3 s and more).
@@ -508,6 +510,42 @@ export class Tracker {
       const { accept } = this.lineRules(D, tMs);
       for (const c of this.lines.observeExit(T.lines, T.x, T.y, T.lastT, D.size, T.firstX, T.firstY, dupWindowMs, accept, this.kinship)) out.push({ ...c, track: T, det: D });
     }
+  }
+
+  /**
+   * A vehicle seen once, missed in the next frame: where the usual motion of its place is known and one interval
+   * of it runs out of the ROI, it could not be seen, and it left the view there; a line between its sighting and
+   * where it left counts. Likewise, where one interval of that motion back from its sighting lies outside the
+   * ROI, it came into view unseen (when a frame was watched then): a line between there and its sighting counts.
+   * At 1 fps a fast vehicle can be in the ROI for one frame only (a car 370 px further up the boulevard clip's
+   * frame a second later). Only for a blob of a whole vehicle's size (a piece of one, or noise, may be anything).
+   * Returns whether it left the view (its track ends).
+   */
+  private observeSeenOnce(T: Track, gone: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): boolean {
+    const D = T.det;
+    if (this.relArea(D) < WHOLE * WHOLE) return false;
+    const prior = this.flow.at(T.x, T.y, tMs / 1000);
+    if (!prior) return false;
+    const sizeRef = this.persp.ready ? this.persp.size(this.yref) : NaN;
+    const [gvx, gvy] = this.usualVelocity(T, prior, sizeRef, this.nearestNormal(T.x, T.y));
+    let left = false;
+    const [fx, fy] = this.ground.moved(T.x, T.y, gvx * gone, gvy * gone);
+    const fVis = Number.isNaN(fy) ? 1 : this.visibleFraction(T.x, T.y, fx - T.x, fy - T.y);
+    if (fVis < 1) {
+      left = true;
+      this.observe(T, T.x + fVis * (fx - T.x), T.y + fVis * (fy - T.y), T.lastT + fVis * gone * 1000, out, dupWindowMs);
+    }
+    const [bx, by] = this.ground.moved(T.x, T.y, -gvx * gone, -gvy * gone);
+    const bVis = Number.isNaN(by) ? 1 : this.visibleFraction(T.x, T.y, bx - T.x, by - T.y);
+    if (bVis < 1 && T.lastT - gone * 1000 >= this.watchedSinceMs) {
+      const ex = T.x + bVis * (bx - T.x), ey = T.y + bVis * (by - T.y);
+      // Its sighting, and a point on from it the way it moved, as its first two sightings (see observeUnseen).
+      const { margin, accept } = this.lineRules(D, tMs);
+      for (const c of this.lines.observeUnseen(T.lines, ex, ey, T.lastT - bVis * gone * 1000, T.x, T.y, T.lastT, 2 * T.x - ex, 2 * T.y - ey, margin, D.size, dupWindowMs, accept, this.kinship)) {
+        out.push({ ...c, track: T, det: D });
+      }
+    }
+    return left;
   }
 
   /** Whether D's box reaches the ROI's bounds (within EDGE_PX): a vehicle cut by the edge of the view. */
@@ -843,6 +881,12 @@ export class Tracker {
     const [x2, y2] = G.moved(x, y, gvx, gvy);
     if (Number.isNaN(y2)) return undefined;
     return x2 === x && y2 === y ? undefined : [x2 - x, y2 - y];
+  }
+
+  /** Ground velocity (px/s, see Track.vx) of T were it moving at `prior`, the usual motion where it is. */
+  private usualVelocity(T: Track, prior: FlowEstimate, sizeRef: number, n: { nx: number; ny: number }): [number, number] {
+    const unit = this.speedUnit(sizeRef, T.y, T.y, T.det.size, T.det.size);
+    return alongLateralToGround(prior.along * unit, prior.lateral * unit, n);
   }
 
   /**
