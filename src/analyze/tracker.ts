@@ -517,9 +517,10 @@ export class Tracker {
    * of it runs out of the ROI, it could not be seen, and it left the view there; a line between its sighting and
    * where it left counts. Likewise, where one interval of that motion back from its sighting lies outside the
    * ROI, it came into view unseen (when a frame was watched then): a line between there and its sighting counts.
-   * At 1 fps a fast vehicle can be in the ROI for one frame only (a car 370 px further up the boulevard clip's
-   * frame a second later). Only for a blob of a whole vehicle's size (a piece of one, or noise, may be anything).
-   * Returns whether it left the view (its track ends).
+   * At 1 fps a vehicle near the camera can be in the ROI for one frame only (default traffic at 1 fps, seed 9,
+   * 38 s: a van seen once just before the line, gone through the frame's left edge, which the usual motion of its
+   * place reaches in half a second). Only for a blob of a whole vehicle's size (a piece of one, or noise, may be
+   * anything). Returns whether it left the view (its track ends).
    */
   private observeSeenOnce(T: Track, gone: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): boolean {
     const D = T.det;
@@ -528,11 +529,10 @@ export class Tracker {
     if (!prior) return false;
     const sizeRef = this.persp.ready ? this.persp.size(this.yref) : NaN;
     const [gvx, gvy] = this.usualVelocity(T, prior, sizeRef, this.nearestNormal(T.x, T.y));
-    let left = false;
     const [fx, fy] = this.ground.moved(T.x, T.y, gvx * gone, gvy * gone);
     const fVis = Number.isNaN(fy) ? 1 : this.visibleFraction(T.x, T.y, fx - T.x, fy - T.y);
-    if (fVis < 1) {
-      left = true;
+    const left = fVis < 1;
+    if (left) {
       this.observe(T, T.x + fVis * (fx - T.x), T.y + fVis * (fy - T.y), T.lastT + fVis * gone * 1000, out, dupWindowMs);
     }
     const [bx, by] = this.ground.moved(T.x, T.y, -gvx * gone, -gvy * gone);
