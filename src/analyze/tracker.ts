@@ -519,8 +519,8 @@ export class Tracker {
    * ROI, it came into view unseen (when a frame was watched then): a line between there and its sighting counts.
    * At 1 fps a vehicle near the camera can be in the ROI for one frame only (default traffic at 1 fps, seed 9,
    * 38 s: a van seen once just before the line, gone through the frame's left edge, which the usual motion of its
-   * place reaches in half a second). Only for a blob of a whole vehicle's size (a piece of one, or noise, may be
-   * anything). Returns whether it left the view (its track ends).
+   * place reaches in under half a second). Only for a blob of a whole vehicle's size (a piece of one, or noise,
+   * may be anything). Returns whether it left the view (its track ends).
    */
   private observeSeenOnce(T: Track, gone: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): boolean {
     const D = T.det;
