@@ -4,14 +4,12 @@
 // blob is smaller than a vehicle, a blob seen once is no evidence of a crossing.
 import { describe, expect, it } from 'vitest';
 import type { Detection } from '../dist/src/analyze/blob-filter.js';
-import { car, crossingsOf, shrunk, tracker } from './helpers/tracker-rig.js';
+import { car, crossingsOf, shrunk, withFlow as rigWithFlow } from './helpers/tracker-rig.js';
 
-/** A tracker whose usual motion runs along columns 600-680 at `along` sizes per second (+: down the image). */
-function withFlow(along: number): ReturnType<typeof tracker>['T'] {
-  const rig = tracker({ roadPlane: true });
+/** A tracker on the road plane whose usual motion runs along columns 600-680 at `along` sizes per second (+: down). */
+function withFlow(along: number): ReturnType<typeof rigWithFlow>['T'] {
   const [from, to] = along > 0 ? [160, 710] : [710, 160];
-  for (const x of [600, 640, 680]) for (let k = 0; k < 5; k++) rig.flow.vote(x, from, x, to, along, 0, 1, 10);
-  return rig.T;
+  return rigWithFlow([600, 640, 680], from, to, along, { roadPlane: true }).T;
 }
 
 /** An empty frame first (watched, nothing there), then the one sighting. */

@@ -481,11 +481,22 @@ export class Tracker {
     if (Number.isNaN(bx)) return;
     const before = 2 * bornT - tMs;
     if (!this.outside(bx, by, 0) && !this.inMergedAgainst(T, bx, by, before, tMs - bornT, born.size)) return;
-    // Not seen there because it could not have been (or was hidden), only if a frame was watched then (else it
-    // may have crossed before the start, or during an outage).
-    if (before < this.watchedSinceMs) return;
+    // Not seen there because it could not have been (or was hidden).
+    this.observeUnseenFrom(T, D, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, before, tMs, out, dupWindowMs);
+  }
+
+  /**
+   * Crossings of T, out of sight at (bx, by) at bt and then seen at (fx, fy) at ft and at (x, y) (see
+   * LineCounter.observeUnseen), judged by the rules of its blob D; only if a frame was watched at `watchedMs`,
+   * one interval before its first sighting (else it may have crossed before the start, or during an outage).
+   */
+  private observeUnseenFrom(
+    T: Track, D: Detection, bx: number, by: number, bt: number, fx: number, fy: number, ft: number, x: number, y: number,
+    watchedMs: number, tMs: number, out: TrackCrossing[], dupWindowMs: number,
+  ): void {
+    if (watchedMs < this.watchedSinceMs) return;
     const { margin, accept } = this.lineRules(D, tMs);
-    for (const c of this.lines.observeUnseen(T.lines, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.kinship)) {
+    for (const c of this.lines.observeUnseen(T.lines, bx, by, bt, fx, fy, ft, x, y, margin, D.size, dupWindowMs, accept, this.kinship)) {
       out.push({ ...c, track: T, det: D });
     }
   }
@@ -537,13 +548,10 @@ export class Tracker {
     }
     const [bx, by] = this.ground.moved(T.x, T.y, -gvx * gone, -gvy * gone);
     const bVis = Number.isNaN(by) ? 1 : this.visibleFraction(T.x, T.y, bx - T.x, by - T.y);
-    if (bVis < 1 && T.lastT - gone * 1000 >= this.watchedSinceMs) {
+    if (bVis < 1) {
       const ex = T.x + bVis * (bx - T.x), ey = T.y + bVis * (by - T.y);
-      // Its sighting, and a point on from it the way it moved, as its first two sightings (see observeUnseen).
-      const { margin, accept } = this.lineRules(D, tMs);
-      for (const c of this.lines.observeUnseen(T.lines, ex, ey, T.lastT - bVis * gone * 1000, T.x, T.y, T.lastT, 2 * T.x - ex, 2 * T.y - ey, margin, D.size, dupWindowMs, accept, this.kinship)) {
-        out.push({ ...c, track: T, det: D });
-      }
+      // Its sighting, and a point on from it the way it moved, as its first two sightings.
+      this.observeUnseenFrom(T, D, ex, ey, T.lastT - bVis * gone * 1000, T.x, T.y, T.lastT, 2 * T.x - ex, 2 * T.y - ey, T.lastT - gone * 1000, tMs, out, dupWindowMs);
     }
     return left;
   }

@@ -62,13 +62,20 @@ export function tracker(opts: { roadPlane?: boolean } = {}): { T: Tracker; flow:
 }
 
 /**
- * A tracker whose usual motion is down the image (in) at 2 sizes per second along each column x in `xs`, from
- * row `fromY` to row `toY` (five links' worth of votes on each).
+ * A tracker whose usual motion runs along each column x in `xs` from row `fromY` to row `toY` at `along` sizes
+ * per second (+: down the image, in; five links' worth of votes on each).
  */
-export function withDownFlow(xs: readonly number[], fromY: number, toY: number): { T: Tracker; flow: FlowPrior } {
-  const rig = tracker();
-  for (const x of xs) for (let k = 0; k < 5; k++) rig.flow.vote(x, fromY, x, toY, 2, 0, 1, 10);
+export function withFlow(
+  xs: readonly number[], fromY: number, toY: number, along: number, opts: { roadPlane?: boolean } = {},
+): { T: Tracker; flow: FlowPrior } {
+  const rig = tracker(opts);
+  for (const x of xs) for (let k = 0; k < 5; k++) rig.flow.vote(x, fromY, x, toY, along, 0, 1, 10);
   return rig;
+}
+
+/** A tracker whose usual motion is down the image (in) at 2 sizes per second (see withFlow). */
+export function withDownFlow(xs: readonly number[], fromY: number, toY: number): { T: Tracker; flow: FlowPrior } {
+  return withFlow(xs, fromY, toY, 2);
 }
 
 /**
