@@ -294,11 +294,8 @@ export class Tracker {
         const U = this.earlierSighting(f.T, f.born, f.bornT, tMs, trackUsed, absorbed);
         if (!U) continue;
         absorbed.add(U);
-        const D = f.T.det;
-        const { margin, accept } = this.lineRules(D, tMs);
-        for (const c of this.lines.observeUnseen(f.T.lines, U.x, U.y, U.lastT, f.T.firstX, f.T.firstY, f.bornT, D.x, D.y, margin, D.size, dupWindowMs, accept, this.kinship)) {
-          crossings.push({ ...c, track: f.T, det: D });
-        }
+        // (U was seen at U.lastT: a frame was watched then.)
+        this.observeUnseenFrom(f.T, f.T.det, U.x, U.y, U.lastT, f.T.firstX, f.T.firstY, f.bornT, f.T.det.x, f.T.det.y, U.lastT, tMs, crossings, dupWindowMs);
       }
     }
 
@@ -486,9 +483,9 @@ export class Tracker {
   }
 
   /**
-   * Crossings of T, out of sight at (bx, by) at bt and then seen at (fx, fy) at ft and at (x, y) (see
-   * LineCounter.observeUnseen), judged by the rules of its blob D; only if a frame was watched at `watchedMs`,
-   * one interval before its first sighting (else it may have crossed before the start, or during an outage).
+   * Crossings of T, at (bx, by) at bt (out of sight, or seen there by a track it takes over) and then seen at
+   * (fx, fy) at ft and at (x, y) (see LineCounter.observeUnseen), judged by the rules of its blob D; only if a
+   * frame was watched at `watchedMs` (else it may have crossed before the start, or during an outage).
    */
   private observeUnseenFrom(
     T: Track, D: Detection, bx: number, by: number, bt: number, fx: number, fy: number, ft: number, x: number, y: number,
