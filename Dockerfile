@@ -1,8 +1,17 @@
 # traffic-counter image: `docker compose up` (see docker-compose.yml and README, "Docker").
 # Debian (glibc) base: better-sqlite3, zeromq, sharp and @julusian/jpeg-turbo install prebuilt binaries there
-# for x64 and arm64, so the build needs no compiler.
+# for x64 and arm64.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
+# better-sqlite3 downloads its prebuilt binary from GitHub's releases; where it cannot (no route to github.com,
+# a rate limit, another CPU) it compiles, which needs these. Build stage only: the final image has none.
+# (Versions not pinned: Debian's stable mirror replaces them, and a pinned one would stop the build.)
+# hadolint ignore=DL3008
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+# ... against the headers the node image ships, not ones downloaded from nodejs.org.
+ENV npm_config_nodedir=/usr/local
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
