@@ -5,18 +5,23 @@ import { REPLAY_FLAGS } from './replay-command.js';
 import { loadConfigFile } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { replayDirectory } from '../replay/replay-directory.js';
-import { checkTruthLines, evaluateCounts, formatEvalTable, loadTruthFile } from '../eval/evaluate-counts.js';
+import { checkTruthLines, evaluateCounts, evaluateCrossings, formatCrossingTable, formatEvalTable, readTruthJson, truthEvents, validateTruth } from '../eval/evaluate-counts.js';
+import { matchWindowSec } from '../eval/match-crossings.js';
+import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { UsageError } from '../errors.js';
 
 const HELP = `Usage: traffic-counter eval --config FILE --frames DIR --truth FILE [--fps N] [--every K] [--json]
 
 Counts the folder like 'replay' and reports, per line and direction, the automatic count, the true count,
-the error and the % error, and the overall weighted absolute % error (sum |error| / sum truth).
+the error and the % error, and the overall weighted absolute % error (sum |error| / sum truth). When the
+truth file lists its crossings under "events" ([{"t": s from the first frame, "line": id, "direction":
+"in"|"out"}, ...]), each counted crossing is also paired with a true one of its line and direction within
+1.2 / (fps / every) + 0.5 s: paired, missed and extra per line and direction, precision and recall.
 
 Options:
   --config FILE      camera config (JSON; one camera)
   --frames DIR       folder of .jpg/.jpeg files, in name order
-  --truth FILE       {"lines": {"<lineId>": {"in": N, "out": N}}} (extra fields allowed)
+  --truth FILE       {"lines": {"<lineId>": {"in": N, "out": N}}, "events": [...] (optional)} (extra fields allowed)
   --fps N            capture rate of the folder (default 2)
   --every K          use every K-th frame (default 1)
   --channel C        ipc (default), zeromq or shared
@@ -40,16 +45,28 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (config.cameras.length !== 1) {
     throw new UsageError(`eval: --config ${values.config} has ${config.cameras.length} cameras; eval compares one camera's lines with the truth file, so give a config with one camera`);
   }
-  const truth = loadTruthFile(requireFlag('eval', 'truth', values.truth));
-  checkTruthLines(truth, config.cameras[0]!.lines.map((l) => l.id), `--truth ${values.truth}`, `--config ${values.config}`);
+  const truthPath = requireFlag('eval', 'truth', values.truth);
+  const rawTruth = readTruthJson(truthPath);
+  const truth = validateTruth(rawTruth, truthPath);
+  const lineIds = config.cameras[0]!.lines.map((l) => l.id);
+  checkTruthLines(truth, lineIds, `--truth ${values.truth}`, `--config ${values.config}`);
+  const events = truthEvents(rawTruth);
+  const fps = numberFlag('fps', values.fps, 2, { min: 0.001 });
+  const every = numberFlag('every', values.every, 1, { min: 1, integer: true });
+  const counted: CrossingEvent[] = [];
   const result = await replayDirectory(config, {
     framesDir: requireFlag('eval', 'frames', values.frames),
-    fps: numberFlag('fps', values.fps, 2, { min: 0.001 }),
-    every: numberFlag('every', values.every, 1, { min: 1, integer: true }),
+    fps,
+    every,
+    onEvent: (e) => counted.push(e),
     onDecodeError: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
   });
   const report = evaluateCounts({ lines: result.cameras[0]!.lines }, truth);
-  if (values.json) process.stdout.write(`${JSON.stringify({ frames: result.frames, ...report })}\n`);
-  else process.stdout.write(`${formatEvalTable(report)}\n${result.frames} frames\n`);
+  // Frame k (from 0) is at k / fps s, as the truth's event times are (see DirectorySource).
+  const crossings = events
+    ? evaluateCrossings(events, counted.map((e) => ({ lineId: e.lineId, direction: e.direction, t: e.timeMs / 1000 })), matchWindowSec(fps / every), lineIds)
+    : undefined;
+  if (values.json) process.stdout.write(`${JSON.stringify({ frames: result.frames, ...report, ...(crossings ? { crossings } : {}) })}\n`);
+  else process.stdout.write(`${formatEvalTable(report)}\n${crossings ? `\n${formatCrossingTable(crossings)}\n` : ''}${result.frames} frames\n`);
   return 0;
 }

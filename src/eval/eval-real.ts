@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { loadConfigFile } from '../config/validate-config.js';
 import { TrafficCounterError } from '../errors.js';
 import { countFramesInProcess } from './eval-in-process.js';
-import { checkTruthLines, evaluateCounts, formatPct, readTruthJson, validateTruth, type TruthFile } from './evaluate-counts.js';
+import { checkTruthLines, evaluateCounts, formatPct, readTruthJson, truthEvents, validateTruth, type TruthEvent, type TruthFile } from './evaluate-counts.js';
 
 const CLIP_FPS = 5; // the shared clips are served at 5 fps
 const EVERY = [1, 2, 5] as const;
@@ -35,13 +35,6 @@ export interface PhaseRow {
   /** Automatic and true counts summed over the lines and directions, per first frame. */
   auto: number[];
   truth: number[];
-}
-
-/** A hand-counted crossing, as truth files list them under `events` (optional). */
-interface TruthEvent {
-  t: number;
-  line: string;
-  direction: 'in' | 'out';
 }
 
 /**
@@ -97,24 +90,6 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
     }
   }
   return { rows, phases };
-}
-
-/**
- * The `events` list of a truth file's JSON (each with `t` in s from the first frame, `line` or `lineId`, and
- * `direction`), or undefined when it has none or one without times.
- */
-function truthEvents(raw: unknown): TruthEvent[] | undefined {
-  const doc = raw as { events?: unknown; startSec?: unknown };
-  if (!Array.isArray(doc.events) || doc.events.length === 0) return undefined;
-  // The simulator's clips give times on the scene's clock, starting at startSec.
-  const t0 = typeof doc.startSec === 'number' ? doc.startSec : 0;
-  const out: TruthEvent[] = [];
-  for (const e of doc.events as Record<string, unknown>[]) {
-    const line = e?.line ?? e?.lineId;
-    if (!Number.isFinite(e?.t) || typeof line !== 'string' || (e.direction !== 'in' && e.direction !== 'out')) return undefined;
-    out.push({ t: (e.t as number) - t0, line, direction: e.direction });
-  }
-  return out;
 }
 
 /** Truth counts of the crossings at t0…t1 s, for the given line ids. */

@@ -16,6 +16,9 @@ import { validateConfig } from '../config/validate-config.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { evaluateCounts, type EvalRow } from './evaluate-counts.js';
+import { judgeCrossings, matchWindowSec, type TimedCrossing } from './match-crossings.js';
+
+export { judgeCrossings, matchCrossings, matchWindowSec, type TimedCrossing } from './match-crossings.js';
 
 type Pose = NonNullable<SceneOptions['pose']>;
 
@@ -62,66 +65,9 @@ export interface CaseResult {
 
 const T0 = Date.UTC(2024, 0, 1);
 
-/** One crossing, automatic or true: its line and direction (`key`, see crossingKey) and time, s. */
-export interface TimedCrossing {
-  key: string;
-  t: number;
-}
-
 /** "line/direction": how a case's rows and crossings are keyed. */
 function crossingKey(c: { readonly lineId: string; readonly direction: string }): string {
   return `${c.lineId}/${c.direction}`;
-}
-
-/**
- * Pairs automatic crossings with true ones of the same line and direction within `windowSec` of each other, as
- * many pairs as possible (two pointers over both lists sorted by time: for points on a line with a window, that
- * is a maximum matching). What is left is `missed` (true, not counted) and `extra` (counted, not true): unlike
- * the net |counted − true|, a phantom cannot hide a missed vehicle.
- */
-export function matchCrossings(truth: readonly TimedCrossing[], auto: readonly TimedCrossing[], windowSec: number): { missed: number; extra: number } {
-  const { missed, extra } = judgeCrossings(truth, auto, windowSec, Infinity);
-  return { missed, extra };
-}
-
-/**
- * As matchCrossings, judging only what happened up to `until` s: the true crossings up to it, each counted
- * crossing paired with one of them (its own time may fall just after `until`: a crossing's time is interpolated
- * between frames), and the unpaired counted ones up to it. A counted crossing paired with a true one after
- * `until` is left out with it. Also, per line and direction ("line/direction"), the counted and true crossings
- * so judged.
- */
-export function judgeCrossings(
-  truth: readonly TimedCrossing[], auto: readonly TimedCrossing[], windowSec: number, until: number,
-): { missed: number; extra: number; counts: Map<string, { auto: number; truth: number }> } {
-  const keys = new Set([...truth, ...auto].map((c) => c.key));
-  const counts = new Map<string, { auto: number; truth: number }>();
-  let missed = 0, extra = 0;
-  for (const key of keys) {
-    const tr = truth.filter((c) => c.key === key).map((c) => c.t).sort((a, b) => a - b);
-    const au = auto.filter((c) => c.key === key).map((c) => c.t).sort((a, b) => a - b);
-    const n = { auto: 0, truth: 0 };
-    const unpairedAuto = (t: number): void => { if (t <= until) { extra++; n.auto++; } };
-    const unpairedTruth = (t: number): void => { if (t <= until) { missed++; n.truth++; } };
-    let i = 0, j = 0;
-    while (i < tr.length && j < au.length) {
-      if (au[j]! < tr[i]! - windowSec) unpairedAuto(au[j++]!);
-      else if (au[j]! > tr[i]! + windowSec) unpairedTruth(tr[i++]!);
-      else {
-        if (tr[i]! <= until) { n.auto++; n.truth++; }
-        i++; j++;
-      }
-    }
-    while (i < tr.length) unpairedTruth(tr[i++]!);
-    while (j < au.length) unpairedAuto(au[j++]!);
-    counts.set(key, n);
-  }
-  return { missed, extra, counts };
-}
-
-/** How far (s) a crossing's time may be off: interpolated between frames 1/fps apart, and a blob's centre is not the vehicle's. */
-export function matchWindowSec(fps: number): number {
-  return 1.2 / fps + 0.5;
 }
 
 /**

@@ -4,9 +4,18 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import type { Direction } from '../analyze/analyzer-types.js';
+import { pairCrossings } from './match-crossings.js';
 
 export interface TruthFile {
   lines: Record<string, { in: number; out: number }>;
+}
+
+/** A hand-counted crossing, as truth files list them under `events` (optional). */
+export interface TruthEvent {
+  /** s from the first frame. */
+  t: number;
+  line: string;
+  direction: Direction;
 }
 
 export interface EvalRow {
@@ -66,13 +75,79 @@ export function formatPct(p: number | null): string {
 
 /** A fixed-width text table of the report, with the weighted error as the last line. */
 export function formatEvalTable(report: EvalReport): string {
-  const head = ['line', 'dir', 'auto', 'truth', 'error', '% error'];
-  const body = report.rows.map((r) => [r.lineId, r.direction, String(r.auto), String(r.truth), (r.error > 0 ? '+' : '') + r.error, formatPct(r.pctError)]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  const lines = [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)];
+  const lines = textTable(
+    ['line', 'dir', 'auto', 'truth', 'error', '% error'],
+    report.rows.map((r) => [r.lineId, r.direction, String(r.auto), String(r.truth), (r.error > 0 ? '+' : '') + r.error, formatPct(r.pctError)]),
+  );
   lines.push(`weighted absolute error: ${formatPct(report.weightedAbsPctError)} (${report.totalAbsError} of ${report.totalTruth})`);
   return lines.join('\n');
+}
+
+export interface CrossingRow {
+  lineId: string;
+  direction: Direction;
+  /** Counted crossings paired with a true one within the window. */
+  paired: number;
+  /** True crossings no counted one was paired with. */
+  missed: number;
+  /** Counted crossings no true one was paired with. */
+  extra: number;
+}
+
+export interface CrossingReport {
+  /** How far (s) a counted crossing may be from the true one it is paired with. */
+  windowSec: number;
+  rows: CrossingRow[];
+  /** paired / (paired + extra); null when nothing was counted. */
+  precision: number | null;
+  /** paired / (paired + missed); null when nothing is true. */
+  recall: number | null;
+}
+
+/**
+ * Crossing by crossing: each counted crossing paired with a true one of its line and direction within `windowSec`
+ * (see pairCrossings), so that a missed vehicle and a phantom do not cancel out as they do in the counts. Rows for
+ * the lines of `lineIds`, both directions, and any other line either side names.
+ */
+export function evaluateCrossings(
+  truth: readonly TruthEvent[], auto: readonly { lineId: string; direction: Direction; t: number }[], windowSec: number, lineIds: readonly string[],
+): CrossingReport {
+  const key = (line: string, d: Direction): string => JSON.stringify([line, d]);
+  const pairs = pairCrossings(truth.map((e) => ({ key: key(e.line, e.direction), t: e.t })), auto.map((e) => ({ key: key(e.lineId, e.direction), t: e.t })), windowSec);
+  const ids = [...lineIds];
+  for (const id of [...truth.map((e) => e.line), ...auto.map((e) => e.lineId)]) if (!ids.includes(id)) ids.push(id);
+  const rows: CrossingRow[] = [];
+  let paired = 0, missed = 0, extra = 0;
+  for (const lineId of ids) {
+    for (const direction of ['in', 'out'] as const) {
+      const p = pairs.get(key(lineId, direction)) ?? { paired: 0, missed: 0, extra: 0 };
+      rows.push({ lineId, direction, ...p });
+      paired += p.paired; missed += p.missed; extra += p.extra;
+    }
+  }
+  return {
+    windowSec,
+    rows,
+    precision: paired + extra > 0 ? paired / (paired + extra) : null,
+    recall: paired + missed > 0 ? paired / (paired + missed) : null,
+  };
+}
+
+/** A fixed-width text table of the crossing report, with precision and recall as the last line. */
+export function formatCrossingTable(report: CrossingReport): string {
+  const ratio = (v: number | null): string => (v === null ? 'n/a' : v.toFixed(3));
+  return [
+    `crossing by crossing (the truth's events; a count pairs with a true crossing of its line and direction within ${report.windowSec.toFixed(1)} s):`,
+    ...textTable(['line', 'dir', 'paired', 'missed', 'extra'], report.rows.map((r) => [r.lineId, r.direction, String(r.paired), String(r.missed), String(r.extra)])),
+    `precision ${ratio(report.precision)}, recall ${ratio(report.recall)}`,
+  ].join('\n');
+}
+
+/** Lines of a fixed-width table: the first two columns (line, direction) left-aligned, the numbers right-aligned. */
+function textTable(head: readonly string[], body: readonly string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const fmt = (cells: readonly string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)];
 }
 
 function isCount(v: unknown): v is number {
@@ -135,4 +210,22 @@ export function readTruthJson(path: string): unknown {
   } catch (err) {
     throw new ConfigError(`--truth ${path}: not valid JSON (${(err as Error).message}); fix the syntax`, { cause: err });
   }
+}
+
+/**
+ * The `events` list of a truth file's JSON (each with `t` in s from the first frame, `line` or `lineId`, and
+ * `direction`), or undefined when it has none or one without times.
+ */
+export function truthEvents(raw: unknown): TruthEvent[] | undefined {
+  const doc = raw as { events?: unknown; startSec?: unknown };
+  if (!Array.isArray(doc.events) || doc.events.length === 0) return undefined;
+  // The simulator's clips give times on the scene's clock, starting at startSec.
+  const t0 = typeof doc.startSec === 'number' ? doc.startSec : 0;
+  const out: TruthEvent[] = [];
+  for (const e of doc.events as Record<string, unknown>[]) {
+    const line = e?.line ?? e?.lineId;
+    if (!Number.isFinite(e?.t) || typeof line !== 'string' || (e.direction !== 'in' && e.direction !== 'out')) return undefined;
+    out.push({ t: (e.t as number) - t0, line, direction: e.direction });
+  }
+  return out;
 }
