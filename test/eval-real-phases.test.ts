@@ -22,6 +22,13 @@ it('eval:real reports every sampling phase, each against the crossings inside th
 
   const { rows, phases } = await evalRealClips(root);
   expect(rows.map((r) => r.fps)).toContain(1);
+  // Crossing by crossing, each row's counts split into pairs and leftovers: every true crossing is paired or
+  // missed, every counted one paired or extra.
+  for (const r of rows) {
+    expect(r.crossings, `${r.fps} fps ${r.lineId} ${r.direction}`).toBeDefined();
+    expect(r.crossings!.paired + r.crossings!.missed).toBe(r.truth);
+    expect(r.crossings!.paired + r.crossings!.extra).toBe(r.auto);
+  }
   expect(phases.map((p) => [p.fps, p.truth])).toEqual([
     // 2.5 fps: first frame 0 → last 48 (9.6 s); first frame 1 → last 49 (9.8 s).
     [2.5, [2, 2]],

@@ -9,10 +9,13 @@ import { pathToFileURL } from 'node:url';
 import { loadConfigFile } from '../config/validate-config.js';
 import { TrafficCounterError } from '../errors.js';
 import { countFramesInProcess } from './eval-in-process.js';
-import { checkTruthLines, evaluateCounts, formatPct, readTruthJson, truthEvents, validateTruth, type TruthEvent, type TruthFile } from './evaluate-counts.js';
+import { matchWindowSec } from './match-crossings.js';
+import type { Direction } from '../analyze/analyzer-types.js';
+import { checkTruthLines, evaluateCounts, evaluateCrossings, formatPct, readTruthJson, truthEvents, validateTruth, type TruthEvent, type TruthFile } from './evaluate-counts.js';
 
 const CLIP_FPS = 5; // the shared clips are served at 5 fps
 const EVERY = [1, 2, 5] as const;
+const START_MS = Date.UTC(2024, 0, 1); // frame 0's time stamp: the truth's times are s after it
 
 export interface RealEvalRow {
   clip: string;
@@ -24,6 +27,8 @@ export interface RealEvalRow {
   pctError: number | null;
   weighted: number | null;
   msPerFrame: number;
+  /** Crossing by crossing (see evaluateCrossings), where the truth lists its crossings. */
+  crossings?: { paired: number; missed: number; extra: number };
 }
 
 /** One clip at one frame rate, counted from each possible first frame. */
@@ -57,23 +62,30 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
     const events = truthEvents(rawTruth);
     const count = async (every: number, first: number) => {
       const auto: { id: string; in: number; out: number }[] = [];
+      const counted: { lineId: string; direction: Direction; t: number }[] = [];
       let ms = 0, frames = 0;
       for (const camera of config.cameras) {
-        const res = await countFramesInProcess(camera, join(base, 'frames'), { fps: CLIP_FPS, every, first, decodeScale: config.decodeScale });
+        const res = await countFramesInProcess(camera, join(base, 'frames'), { fps: CLIP_FPS, every, first, startMs: START_MS, decodeScale: config.decodeScale });
         auto.push(...res.lines);
+        counted.push(...res.events.map((e) => ({ lineId: e.lineId, direction: e.direction, t: (e.timeMs - START_MS) / 1000 })));
         ms += res.avgMs;
         frames = res.frames;
       }
-      return { auto, ms, frames };
+      return { auto, counted, ms, frames };
     };
     for (const every of EVERY) {
       const firstPhase = await count(every, 0);
-      const { auto, ms } = firstPhase;
+      const { auto, counted, ms } = firstPhase;
       const report = evaluateCounts({ lines: auto }, truth);
+      const crossings = events ? evaluateCrossings(events, counted, matchWindowSec(CLIP_FPS / every), Object.keys(truth.lines)) : undefined;
       // Rows with nothing to count and nothing counted say nothing: leave them out of the table.
       for (const r of report.rows) {
         if (r.truth === 0 && r.auto === 0) continue;
-        rows.push({ clip, fps: CLIP_FPS / every, lineId: r.lineId, direction: r.direction, auto: r.auto, truth: r.truth, pctError: r.pctError, weighted: report.weightedAbsPctError, msPerFrame: ms });
+        const c = crossings?.rows.find((x) => x.lineId === r.lineId && x.direction === r.direction);
+        rows.push({
+          clip, fps: CLIP_FPS / every, lineId: r.lineId, direction: r.direction, auto: r.auto, truth: r.truth, pctError: r.pctError, weighted: report.weightedAbsPctError, msPerFrame: ms,
+          ...(c ? { crossings: { paired: c.paired, missed: c.missed, extra: c.extra } } : {}),
+        });
       }
       if (every === 1 || !events) continue;
       const phase: PhaseRow = { clip, fps: CLIP_FPS / every, weighted: [], auto: [], truth: [] };
@@ -103,9 +115,10 @@ function truthBetween(events: readonly TruthEvent[], lineIds: readonly string[],
 }
 
 export function formatRealTable(rows: readonly RealEvalRow[]): string {
-  const out = ['| clip | fps | line | dir | auto | truth | % error | weighted % error (clip, fps) | analyzer ms/frame |', '|---|---:|---|---|---:|---:|---:|---:|---:|'];
+  const out = ['| clip | fps | line | dir | auto | truth | % error | weighted % error (clip, fps) | paired / missed / extra | analyzer ms/frame |', '|---|---:|---|---|---:|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
-    out.push(`| ${r.clip} | ${r.fps} | ${r.lineId} | ${r.direction} | ${r.auto} | ${r.truth} | ${formatPct(r.pctError)} | ${formatPct(r.weighted)} | ${r.msPerFrame.toFixed(2)} |`);
+    const c = r.crossings ? `${r.crossings.paired} / ${r.crossings.missed} / ${r.crossings.extra}` : 'n/a';
+    out.push(`| ${r.clip} | ${r.fps} | ${r.lineId} | ${r.direction} | ${r.auto} | ${r.truth} | ${formatPct(r.pctError)} | ${formatPct(r.weighted)} | ${c} | ${r.msPerFrame.toFixed(2)} |`);
   }
   return out.join('\n');
 }
