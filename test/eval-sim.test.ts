@@ -3,7 +3,8 @@
 // its seeds, and bad arguments are refused by name.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { caseLabel, countSceneCrossings, matchCrossings, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
+import { caseLabel, countSceneCrossings, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
+import { matchCrossings } from '../dist/src/eval/match-crossings.js';
 import { createScene, SCENARIOS } from '../dist/src/source/camera-sim/index.js';
 
 describe('eval-sim', () => {

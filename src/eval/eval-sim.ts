@@ -18,8 +18,6 @@ import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { evaluateCounts, type EvalRow } from './evaluate-counts.js';
 import { judgeCrossings, matchWindowSec, type TimedCrossing } from './match-crossings.js';
 
-export { judgeCrossings, matchCrossings, matchWindowSec, type TimedCrossing } from './match-crossings.js';
-
 type Pose = NonNullable<SceneOptions['pose']>;
 
 /** The camera placements of test/analyzer-placements.test.ts. */

@@ -23,20 +23,20 @@ export function matchCrossings(truth: readonly TimedCrossing[], auto: readonly T
  * crossing paired with one of them (its own time may fall just after `until`: a crossing's time is interpolated
  * between frames), and the unpaired counted ones up to it. A counted crossing paired with a true one after
  * `until` is left out with it. Also, per line and direction ("line/direction"), the counted and true crossings
- * so judged.
+ * so judged, and how many of them were missed and extra.
  */
 export function judgeCrossings(
   truth: readonly TimedCrossing[], auto: readonly TimedCrossing[], windowSec: number, until: number,
-): { missed: number; extra: number; counts: Map<string, { auto: number; truth: number }> } {
+): { missed: number; extra: number; counts: Map<string, { auto: number; truth: number; missed: number; extra: number }> } {
   const keys = new Set([...truth, ...auto].map((c) => c.key));
-  const counts = new Map<string, { auto: number; truth: number }>();
+  const counts = new Map<string, { auto: number; truth: number; missed: number; extra: number }>();
   let missed = 0, extra = 0;
   for (const key of keys) {
     const tr = truth.filter((c) => c.key === key).map((c) => c.t).sort((a, b) => a - b);
     const au = auto.filter((c) => c.key === key).map((c) => c.t).sort((a, b) => a - b);
-    const n = { auto: 0, truth: 0 };
-    const unpairedAuto = (t: number): void => { if (t <= until) { extra++; n.auto++; } };
-    const unpairedTruth = (t: number): void => { if (t <= until) { missed++; n.truth++; } };
+    const n = { auto: 0, truth: 0, missed: 0, extra: 0 };
+    const unpairedAuto = (t: number): void => { if (t <= until) { extra++; n.auto++; n.extra++; } };
+    const unpairedTruth = (t: number): void => { if (t <= until) { missed++; n.truth++; n.missed++; } };
     let i = 0, j = 0;
     while (i < tr.length && j < au.length) {
       if (au[j]! < tr[i]! - windowSec) unpairedAuto(au[j++]!);
@@ -58,15 +58,10 @@ export function matchWindowSec(fps: number): number {
   return 1.2 / fps + 0.5;
 }
 
-
 /** Per line and direction ("line/direction"), the crossings paired, missed (true, not counted) and extra (counted, not true). */
 export function pairCrossings(
   truth: readonly TimedCrossing[], auto: readonly TimedCrossing[], windowSec: number,
 ): Map<string, { paired: number; missed: number; extra: number }> {
-  const out = new Map<string, { paired: number; missed: number; extra: number }>();
-  for (const key of [...new Set([...truth, ...auto].map((c) => c.key))].sort()) {
-    const { missed, extra, counts } = judgeCrossings(truth.filter((c) => c.key === key), auto.filter((c) => c.key === key), windowSec, Infinity);
-    out.set(key, { paired: counts.get(key)!.truth - missed, missed, extra });
-  }
-  return out;
+  const { counts } = judgeCrossings(truth, auto, windowSec, Infinity);
+  return new Map([...counts].map(([key, n]) => [key, { paired: n.truth - n.missed, missed: n.missed, extra: n.extra }]));
 }
