@@ -2,7 +2,8 @@
 // whatever the cameras send. One channel and one store are shared by all cameras.
 
 import type { Config, CameraConfig } from './config/config-types.js';
-import type { CrossingEvent } from './analyze/analyzer-types.js';
+import type { CrossingEvent, LineReach } from './analyze/analyzer-types.js';
+import { lineReachWarning } from './analyze/line-reach.js';
 import { CameraAnalyzer } from './analyze/camera-analyzer.js';
 import { createChannelFor } from './channel/create-channel.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
@@ -32,15 +33,22 @@ export interface CameraStats {
   lastError: string | null;
   source: SourceStats;
   counts: { lineId: string; in: number; out: number }[];
+  /** Whether the ROI reaches far enough past each line for the frame rate (see CameraAnalyzer.lineReach). */
+  lineReach: LineReach[];
 }
 
 interface CameraPipeline {
   readonly camera: CameraConfig;
   readonly analyzer: CameraAnalyzer;
   readonly source: FrameSource;
-  readonly stats: Omit<CameraStats, 'source' | 'counts'>;
+  readonly stats: Omit<CameraStats, 'source' | 'counts' | 'lineReach'>;
   lastSeq: number;
+  /** Lines already warned about (see #checkReach): each is reported once per run. */
+  readonly reachWarned: Set<string>;
 }
+
+/** Analysed frames between two checks of the ROI's reach around the lines. */
+const REACH_CHECK_FRAMES = 60;
 
 const SILENT: DaemonLogger = { info() {}, warn() {} };
 
@@ -99,7 +107,7 @@ export class Daemon implements AsyncDisposable {
         // A camera that refreshes more slowly than it is polled is up: its unchanged answers count as received.
         onUnchanged: (timeMs: number) => this.#store.addFrameTicks(camera.id, timeMs, { received: 1 }),
       });
-      const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}]`), source, stats, lastSeq: -1 };
+      const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}]`), source, stats, lastSeq: -1, reachWarned: new Set() };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -161,6 +169,7 @@ export class Daemon implements AsyncDisposable {
         }
         p.stats.framesAnalysed++;
         p.stats.lastFrameAt = f.capturedAt;
+        if (p.stats.framesAnalysed % REACH_CHECK_FRAMES === 0) this.#checkReach(p);
         this.#store.addFrameTicks(cameraId, f.capturedAt, { received: 1 });
       } catch (err) {
         p.stats.analyzerErrors++;
@@ -171,6 +180,20 @@ export class Daemon implements AsyncDisposable {
       } finally {
         f.release();
       }
+    }
+  }
+
+  /** Warns, once per line, where the ROI is too short around a line for the camera's frame rate. */
+  #checkReach(p: CameraPipeline): void {
+    if (p.analyzer.starting) return;
+    const st = p.analyzer.stats();
+    const tracks = { made: st.tracks, linked: st.linkedTracks };
+    for (const r of p.analyzer.lineReach()) {
+      if (p.reachWarned.has(r.lineId)) continue;
+      const msg = lineReachWarning(p.camera.id, r, tracks);
+      if (msg === undefined) continue;
+      p.reachWarned.add(r.lineId);
+      this.#log.warn(msg);
     }
   }
 
@@ -194,6 +217,7 @@ export class Daemon implements AsyncDisposable {
         ...p.stats,
         source: p.source.stats(),
         counts: p.analyzer.counts(),
+        lineReach: p.analyzer.lineReach(),
       })),
     };
   }

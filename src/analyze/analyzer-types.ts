@@ -40,3 +40,35 @@ export interface CrossingEvent {
   /** Frames the track was seen in before it was counted. */
   readonly framesSeen: number;
 }
+
+/**
+ * How much of a line's traffic the ROI lets the analyzer see on both sides of the line at the camera's frame
+ * rate (see CameraAnalyzer.lineReach): counting needs a sighting before the line and one after it.
+ */
+export interface LineReach {
+  readonly lineId: string;
+  /** Points sampled along the line inside the ROI, and how many of them have a learnt usual motion. */
+  readonly samples: number;
+  readonly known: number;
+  /** The median interval between recent frames, s; null before two frames were analysed. */
+  readonly frameIntervalSec: number | null;
+  /** Medians over the known points (null where none is known), full-resolution px: how far a vehicle moves
+   * in one frame interval at the usual motion from the line on (stepPx) and up to it (stepBackPx; perspective
+   * makes them differ), and how far the ROI reaches along that motion before the line and after it (each up to
+   * its step). */
+  readonly stepPx: number | null;
+  readonly stepBackPx: number | null;
+  readonly beforePx: number | null;
+  readonly afterPx: number | null;
+  /**
+   * Share of the vehicles seen at least once within one step of the line either way, whatever the phase of
+   * the frames: min(1, (before + after) / step), median over the known points; null where none is known. Below
+   * 1 some vehicles cross the ROI's reach between two frames and cannot be counted.
+   */
+  readonly seenNear: number | null;
+  /**
+   * Share of the vehicles that can be seen on both sides of the line, whatever the phase of the frames:
+   * max(0, before + after − step) / step, median over the known points; null where none is known.
+   */
+  readonly bothSides: number | null;
+}

@@ -3,7 +3,7 @@
 
 import { ConfigError } from '../errors.js';
 import type { CameraConfig } from '../config/config-types.js';
-import type { AnalyzerFrame, CrossingEvent, VehicleClass } from './analyzer-types.js';
+import type { AnalyzerFrame, CrossingEvent, LineReach, VehicleClass } from './analyzer-types.js';
 import { resolveAnalyzerOptions, type AnalyzerOptions } from './analyzer-options.js';
 import { buildRoiGeometry, checkFrameContainsRoi, sampleRoi, type RoiGeometry } from './roi-mask.js';
 import { allocPlanes, BackgroundModel, copyPlanes, type Planes } from './background-model.js';
@@ -27,6 +27,11 @@ const HELD_MAX = 256;
 // The start-up median runs in slices of about this many pixel-frames (a few ms each), each a step of its own
 // (see steps()).
 const MEDIAN_STEP_SAMPLES = 30_000;
+/** Frame intervals kept for lineReach's median interval. */
+const DT_KEEP = 15;
+/** Points sampled along each line, and steps along a motion, for lineReach. */
+const REACH_POINTS = 9;
+const REACH_MARCH = 64;
 
 export class CameraAnalyzer {
   readonly options: AnalyzerOptions;
@@ -69,6 +74,9 @@ export class CameraAnalyzer {
   private checkedSize = '';
   private frames = 0;
   private totalMs = 0;
+  /** The latest frame intervals (s), for lineReach; a ring of DT_KEEP. */
+  private readonly dts = new Float64Array(DT_KEEP);
+  private dtCount = 0;
 
   constructor(camera: CameraConfig, path = `cameras[${camera.id}]`) {
     this.camera = camera;
@@ -186,11 +194,61 @@ export class CameraAnalyzer {
     return this.lineCounter.ids.map((lineId, i) => ({ lineId, in: this.lineCounter.inCounts[i]!, out: this.lineCounter.outCounts[i]! }));
   }
 
-  stats(): { frames: number; tracks: number; avgMs: number } {
-    return { frames: this.frames, tracks: this.tracker.created, avgMs: this.frames ? this.totalMs / this.frames : 0 };
+  /** Frames analysed; tracks made and, of them, tracks seen in two frames at least (start-up passes included). */
+  stats(): { frames: number; tracks: number; linkedTracks: number; avgMs: number } {
+    return { frames: this.frames, tracks: this.tracker.created, linkedTracks: this.tracker.linked, avgMs: this.frames ? this.totalMs / this.frames : 0 };
+  }
+
+  /**
+   * Whether the ROI reaches far enough past each line for the camera's frame rate, from the usual motion learnt
+   * so far: at 1 fps a car near the camera moves 200–400 px between frames, and one seen only on one side of a
+   * line is not counted there (see README, cameras[].roi). For each of REACH_POINTS points along the line inside
+   * the ROI: one frame interval of the usual motion forward and back, and how much of each stays in the ROI.
+   */
+  lineReach(): LineReach[] {
+    const n = Math.min(this.dtCount, DT_KEEP);
+    const interval = n > 0 ? median(Array.from(this.dts.subarray(0, n))) : null;
+    return this.camera.lines.map((line) => {
+      let samples = 0;
+      const step: number[] = [], stepBack: number[] = [], before: number[] = [], after: number[] = [], near: number[] = [], both: number[] = [];
+      for (let k = 0; k < REACH_POINTS; k++) {
+        const f = (k + 0.5) / REACH_POINTS;
+        const x = line.from[0] + f * (line.to[0] - line.from[0]), y = line.from[1] + f * (line.to[1] - line.from[1]);
+        if (!this.inRoi(x, y)) continue;
+        samples++;
+        const s = interval === null || !this.initialised ? undefined : this.tracker.usualStep(x, y, this.lastT / 1000, interval);
+        if (!s) continue;
+        const len = Math.hypot(s.fx - x, s.fy - y), backLen = Math.hypot(s.bx - x, s.by - y);
+        const a = this.roiRun(x, y, s.bx, s.by), b = this.roiRun(x, y, s.fx, s.fy);
+        step.push(len);
+        stepBack.push(backLen);
+        before.push(a * backLen);
+        after.push(b * len);
+        near.push(Math.min(1, a + b));
+        both.push(Math.max(0, a + b - 1));
+      }
+      const m = (v: number[]): number | null => (v.length ? median(v) : null);
+      return { lineId: line.id, samples, known: step.length, frameIntervalSec: interval, stepPx: m(step), stepBackPx: m(stepBack), beforePx: m(before), afterPx: m(after), seenNear: m(near), bothSides: m(both) };
+    });
+  }
+
+  private inRoi(x: number, y: number): boolean {
+    const g = this.geom;
+    const c = Math.floor((x - g.x0) / g.scale), r = Math.floor((y - g.y0) / g.scale);
+    return c >= 0 && r >= 0 && c < g.width && r < g.height && g.mask[r * g.width + c] === 1;
+  }
+
+  /** The share of the segment from (x, y) to (x1, y1) that lies in the ROI before it first leaves it. */
+  private roiRun(x: number, y: number, x1: number, y1: number): number {
+    for (let k = 1; k <= REACH_MARCH; k++) {
+      const f = k / REACH_MARCH;
+      if (!this.inRoi(x + f * (x1 - x), y + f * (y1 - y))) return (k - 1) / REACH_MARCH;
+    }
+    return 1;
   }
 
   reset(): void {
+    this.dtCount = 0;
     this.bootstrap = [];
     this.held = [];
     this.initialised = false;
@@ -201,6 +259,7 @@ export class CameraAnalyzer {
     this.bgClipped.fill(0);
     this.tracker.reset();
     this.tracker.created = 0;
+    this.tracker.linked = 0;
     this.lineCounter.reset();
     this.flow.reset();
     this.persp.reset();
@@ -257,6 +316,7 @@ export class CameraAnalyzer {
     // An outage ends every track; their crossings still awaiting a next link (see Tracker.confirm) are held.
     const released = dtSec > o.maxGapSec ? this.tracker.endAll() : [];
     const frameDt = Math.min(dtSec, o.maxGapSec);
+    if (Number.isFinite(this.lastT) && dtSec <= o.maxGapSec) this.dts[this.dtCount++ % DT_KEEP] = dtSec;
     this.lastT = tMs;
 
     // Crossings held in earlier frames, judged by what those frames taught.
@@ -375,4 +435,10 @@ export class CameraAnalyzer {
     if (ratio <= this.options.twoWheelerAreaRatio && D.bh > D.bw) return 'two-wheeler';
     return 'car';
   }
+}
+
+function median(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
 }

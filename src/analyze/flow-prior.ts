@@ -103,14 +103,15 @@ export class FlowPrior {
   /**
    * The usual along-axis speed at (x, y), or undefined where evidence is thin or split between speeds.
    * A cell with too little evidence borrows its 3×3 neighbourhood's (speeds vary smoothly over the road).
+   * Reading decays the cells it reads to tSec, unless `peek` (a diagnostic that must not touch the counting).
    */
-  at(x: number, y: number, tSec: number): FlowEstimate | undefined {
+  at(x: number, y: number, tSec: number, peek = false): FlowEstimate | undefined {
     const i = this.index(x, y);
     const acc = this.scratch;
     const lat = this.scratchLat;
     acc.fill(0);
     lat.fill(0);
-    let total = this.addCell(i, tSec, acc, lat);
+    let total = this.addCell(i, tSec, acc, lat, peek);
     const own = total;
     // The cell's own few votes, each way: borrowed evidence may fill in a thin cell, not overrule it.
     let ownPos = 0, ownNeg = 0;
@@ -125,7 +126,7 @@ export class FlowPrior {
       const c0 = i % this.cols, r0 = (i - c0) / this.cols;
       for (let r = Math.max(0, r0 - 1); r <= Math.min(this.rows - 1, r0 + 1); r++) {
         for (let c = Math.max(0, c0 - 1); c <= Math.min(this.cols - 1, c0 + 1); c++) {
-          if (r !== r0 || c !== c0) total += this.addCell(r * this.cols + c, tSec, acc, lat);
+          if (r !== r0 || c !== c0) total += this.addCell(r * this.cols + c, tSec, acc, lat, peek);
         }
       }
     }
@@ -145,14 +146,20 @@ export class FlowPrior {
     return { along: (s / w - half) * BIN, lateral: l / w, weight: total };
   }
 
-  private addCell(i: number, tSec: number, acc: Float64Array, lat: Float64Array): number {
-    this.decay(i, tSec);
+  private addCell(i: number, tSec: number, acc: Float64Array, lat: Float64Array, peek: boolean): number {
+    let f = 1;
+    if (peek) {
+      const dt = tSec - this.t[i]!;
+      if (dt > 0) f = Math.exp(-dt / DECAY_SEC);
+    } else {
+      this.decay(i, tSec);
+    }
     if (this.total[i] === 0) return 0;
     const o = i * this.bins;
     for (let k = 0; k < this.bins; k++) {
-      acc[k]! += this.hist[o + k]!;
-      lat[k]! += this.lat[o + k]!;
+      acc[k]! += f * this.hist[o + k]!;
+      lat[k]! += f * this.lat[o + k]!;
     }
-    return this.total[i]!;
+    return f * this.total[i]!;
   }
 }

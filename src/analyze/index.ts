@@ -3,7 +3,8 @@
 export { CameraAnalyzer } from './camera-analyzer.js';
 export { ANALYZER_DEFAULTS, resolveAnalyzerOptions } from './analyzer-options.js';
 export type { AnalyzerOptions } from './analyzer-options.js';
-export type { AnalyzerFrame, CrossingEvent, Direction, VehicleClass } from './analyzer-types.js';
+export type { AnalyzerFrame, CrossingEvent, Direction, LineReach, VehicleClass } from './analyzer-types.js';
+export { lineReachWarning } from './line-reach.js';
 export { BackgroundModel, allocPlanes } from './background-model.js';
 export type { Planes } from './background-model.js';
 export { segmentForeground } from './foreground.js';

@@ -124,6 +124,8 @@ const EDGE_PX = 8;
 export class Tracker {
   tracks: Track[] = [];
   created = 0;
+  /** Tracks seen in a second frame (linked once at least); with `created`, for the line reach diagnostic. */
+  linked = 0;
   /** Time of the first frame since the start, a reset or an outage: nothing before it was watched. */
   private watchedSinceMs = NaN;
   private nextId = 1;
@@ -436,6 +438,7 @@ export class Tracker {
     T.hidden = undefined;
     T.lastT = tMs;
     T.hits++;
+    if (T.hits === 2) this.linked++;
     T.missed = 0;
     if (!learnOnly) {
       if (T.awaiting) this.confirm(T, px, py, out);
@@ -886,6 +889,23 @@ export class Tracker {
     const [x2, y2] = G.moved(x, y, gvx, gvy);
     if (Number.isNaN(y2)) return undefined;
     return x2 === x && y2 === y ? undefined : [x2 - x, y2 - y];
+  }
+
+  /**
+   * Where a vehicle at (x, y), moving at the usual motion of its place, is `sec` seconds later (f) and was `sec`
+   * earlier (b), in full px; undefined where no usual motion is known there at tSec, where it stands (under
+   * half a size per second), or beyond the learnt road plane's horizon. For the line reach diagnostic: it reads
+   * the flow prior without decaying it, so asking changes no count.
+   */
+  usualStep(x: number, y: number, tSec: number, sec: number): { fx: number; fy: number; bx: number; by: number } | undefined {
+    const prior = this.flow.at(x, y, tSec, true);
+    if (!prior || Math.hypot(prior.along, prior.lateral) < 0.5 || !this.persp.ready) return undefined;
+    const unit = this.speedUnit(this.persp.size(this.yref), y, y, this.persp.size(y), this.persp.size(y));
+    const [gvx, gvy] = alongLateralToGround(prior.along * unit, prior.lateral * unit, this.nearestNormal(x, y));
+    const [fx, fy] = this.ground.moved(x, y, gvx * sec, gvy * sec);
+    const [bx, by] = this.ground.moved(x, y, -gvx * sec, -gvy * sec);
+    if ([fx, fy, bx, by].some((v) => !Number.isFinite(v))) return undefined;
+    return { fx, fy, bx, by };
   }
 
   /** Ground velocity (px/s, see Track.vx) of T were it moving at `prior`, the usual motion where it is. */

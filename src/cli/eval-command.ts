@@ -66,7 +66,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const crossings = events
     ? evaluateCrossings(events, counted.map((e) => ({ lineId: e.lineId, direction: e.direction, t: e.timeMs / 1000 })), matchWindowSec(fps / every), lineIds)
     : undefined;
-  if (values.json) process.stdout.write(`${JSON.stringify({ frames: result.frames, ...report, ...(crossings ? { crossings } : {}) })}\n`);
+  const cam = result.cameras[0]!;
+  for (const w of cam.warnings) process.stderr.write(`traffic-counter: warning: ${w}\n`);
+  if (values.json) process.stdout.write(`${JSON.stringify({ frames: result.frames, ...report, ...(crossings ? { crossings } : {}), lineReach: cam.lineReach })}\n`);
   else process.stdout.write(`${formatEvalTable(report)}\n${crossings ? `\n${formatCrossingTable(crossings)}\n` : ''}${result.frames} frames\n`);
   return 0;
 }

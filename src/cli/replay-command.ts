@@ -55,8 +55,10 @@ export async function replayCommand(argv: string[]): Promise<number> {
     },
     onDecodeError: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
   });
+  for (const c of result.cameras) for (const w of c.warnings) process.stderr.write(`traffic-counter: warning: ${w}\n`);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ frames: result.frames, cameras: result.cameras })}\n`);
+    // Exactly this shape (README): the line reach goes to stderr as warnings, as in the text output.
+    process.stdout.write(`${JSON.stringify({ frames: result.frames, cameras: result.cameras.map((c) => ({ id: c.id, lines: c.lines })) })}\n`);
   } else {
     process.stdout.write(`\n${result.frames} frames${result.decodeErrors ? `, ${result.decodeErrors} rejected` : ''}\n`);
     for (const c of result.cameras) {

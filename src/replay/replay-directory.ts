@@ -2,7 +2,8 @@
 // Unlike a live camera, nothing may be dropped here: submissions wait for the analyzer (bounded window).
 
 import type { Config } from '../config/config-types.js';
-import type { CrossingEvent } from '../analyze/analyzer-types.js';
+import type { CrossingEvent, LineReach } from '../analyze/analyzer-types.js';
+import { lineReachWarning } from '../analyze/line-reach.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
 import { DirectorySource } from '../source/directory-source.js';
 import { createChannelFor } from '../channel/create-channel.js';
@@ -22,7 +23,13 @@ export interface ReplayOptions {
 export interface ReplayResult {
   frames: number;
   decodeErrors: number;
-  cameras: { id: string; lines: { id: string; in: number; out: number }[] }[];
+  cameras: {
+    id: string;
+    lines: { id: string; in: number; out: number }[];
+    /** At the end of the clip: the ROI's reach around each line, and the warnings it gives (see lineReachWarning). */
+    lineReach: LineReach[];
+    warnings: string[];
+  }[];
 }
 
 export async function replayDirectory(config: Config, opts: ReplayOptions): Promise<ReplayResult> {
@@ -70,6 +77,13 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
     await channel.close();
     await source.close();
   }
-  result.cameras = config.cameras.map((c, i) => ({ id: c.id, lines: analyzers[i]!.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })) }));
+  result.cameras = config.cameras.map((c, i) => {
+    const a = analyzers[i]!;
+    const lineReach = a.lineReach();
+    const st = a.stats();
+    const tracks = { made: st.tracks, linked: st.linkedTracks };
+    const warnings = lineReach.map((r) => lineReachWarning(c.id, r, tracks)).filter((w): w is string => w !== undefined);
+    return { id: c.id, lines: a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })), lineReach, warnings };
+  });
   return result;
 }

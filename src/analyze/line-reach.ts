@@ -1,0 +1,47 @@
+// Telling a user when a camera's ROI is too short around a line for its frame rate (a line that cannot count).
+import type { LineReach } from './analyzer-types.js';
+
+/** Tracks the analyzer must have made before a line with no usual motion learnt is reported. */
+export const REACH_MIN_TRACKS = 50;
+/** A line with no usual motion is reported only while fewer than this share of the tracks were seen twice. */
+export const REACH_MIN_LINKED = 0.5;
+/** Below this share of its vehicles seen near the line, a line is reported: the others are never seen there. */
+export const REACH_MIN_SEEN_NEAR = 0.9;
+/**
+ * Below this share of its vehicles seen on both sides, a line is reported: the others can be counted only by
+ * carrying them on at the usual motion, which needs that motion learnt well where they are. (The shared
+ * boulevard clip at 1 fps: 0.45 with its ROI, 34 of 34 counted from its first frame; 0.16 with the ROI's top
+ * 50 px lower, 25 of 34. docs/accuracy.md has the ROI variants.)
+ */
+export const REACH_MIN_BOTH_SIDES = 0.25;
+
+/**
+ * A warning for one line of camera `cameraId` (what is wrong, and the fix), or undefined when the ROI's reach
+ * around it suits the frame rate or too little is known yet. `tracks`: tracks the analyzer made so far, and how
+ * many of them were seen in two frames at least (see CameraAnalyzer.stats).
+ */
+export function lineReachWarning(cameraId: string, r: LineReach, tracks: { made: number; linked: number }): string | undefined {
+  const at = `camera ${cameraId}, line ${JSON.stringify(r.lineId)}`;
+  const fps = r.frameIntervalSec ? ` at ${(1 / r.frameIntervalSec).toFixed(r.frameIntervalSec > 0.5 ? 1 : 0)} fps` : '';
+  if (r.samples === 0) return `${at}: the line lies outside the ROI; draw the ROI over it`;
+  if (r.known === 0) {
+    // Not learnt yet is not the ROI's fault while most tracks are seen in two frames (the votes may still be
+    // split, e.g. between vehicles and their shadows early on): only when most vehicles are seen once.
+    if (tracks.made < REACH_MIN_TRACKS || tracks.linked >= REACH_MIN_LINKED * tracks.made) return undefined;
+    return (
+      `${at}${fps}: no usual motion learnt at the line: only ${tracks.linked} of ${tracks.made} tracks were seen in ` +
+      `two frames, so vehicles cross the ROI between frames and the line cannot count them; extend the ROI along ` +
+      `the road on both sides of the line (by what a vehicle travels in a second or two) or raise the frame rate`
+    );
+  }
+  if (r.seenNear === null || r.bothSides === null || r.stepPx === null || r.stepBackPx === null) return undefined;
+  let what: string;
+  if (r.seenNear < REACH_MIN_SEEN_NEAR) what = `about ${Math.round(100 * (1 - r.seenNear))}% of its vehicles are never seen near it`;
+  else if (r.bothSides < REACH_MIN_BOTH_SIDES) what = `only about ${Math.round(100 * r.bothSides)}% of its vehicles can be seen on both sides of it, and many of the others will be missed`;
+  else return undefined;
+  return (
+    `${at}${fps}: ${what}: vehicles move about ${Math.round(r.stepBackPx)} px between frames up to the line and ` +
+    `${Math.round(r.stepPx)} px past it, but the ROI reaches ${Math.round(r.beforePx ?? 0)} px before it and ` +
+    `${Math.round(r.afterPx ?? 0)} px after it; extend the ROI along the road on either side, or raise the frame rate`
+  );
+}

@@ -1,0 +1,112 @@
+// A line whose ROI is too short for the frame rate cannot count: the analyzer says so, naming the line and the fix.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LineReach } from '../dist/src/analyze/analyzer-types.js';
+import { lineReachWarning, REACH_MIN_LINKED, REACH_MIN_TRACKS } from '../dist/src/analyze/line-reach.js';
+import { renderClip, type RenderedClip } from '../dist/src/source/camera-sim/render-clip.js';
+import { runCli } from './helpers/run-cli.js';
+
+const known: LineReach = {
+  lineId: 'north',
+  samples: 9,
+  known: 9,
+  frameIntervalSec: 1,
+  stepPx: 300,
+  stepBackPx: 200,
+  beforePx: 200,
+  afterPx: 300,
+  seenNear: 1,
+  bothSides: 1,
+};
+
+const many = { made: 500, linked: 400 };
+
+describe('lineReachWarning', () => {
+  it('is silent where the ROI reaches a frame interval of travel on both sides', () => {
+    expect(lineReachWarning('cam', known, many)).toBeUndefined();
+  });
+
+  it('names the camera, the line, the frame rate and the fix where most vehicles are seen on one side only', () => {
+    const w = lineReachWarning('cam', { ...known, afterPx: 30, bothSides: 0.1 }, many);
+    expect(w).toMatch(/camera cam, line "north" at 1\.0 fps: only about 10% of its vehicles can be seen on both sides/);
+    expect(w).toMatch(/ROI reaches 200 px before it and 30 px after it; extend the ROI along the road/);
+  });
+
+  it('says how many vehicles are never seen near the line where the ROI is shorter than one interval of travel', () => {
+    const w = lineReachWarning('cam', { ...known, beforePx: 50, afterPx: 100, seenNear: 0.58, bothSides: 0 }, many);
+    expect(w).toMatch(/about 42% of its vehicles are never seen near it/);
+  });
+
+  it('reports a line with no usual motion only once enough tracks were made, most of them seen in one frame only', () => {
+    const none: LineReach = { ...known, known: 0, stepPx: null, stepBackPx: null, beforePx: null, afterPx: null, seenNear: null, bothSides: null };
+    const made = REACH_MIN_TRACKS;
+    const seenOnce = { made, linked: Math.floor(made * REACH_MIN_LINKED) - 1 };
+    expect(lineReachWarning('cam', none, { ...seenOnce, made: made - 1 })).toBeUndefined();
+    // Most tracks linked: the usual motion is still being learnt (votes split early on), not an ROI too short.
+    expect(lineReachWarning('cam', none, { made, linked: Math.ceil(made * REACH_MIN_LINKED) })).toBeUndefined();
+    expect(lineReachWarning('cam', none, seenOnce)).toMatch(/line "north" at 1\.0 fps: no usual motion learnt at the line: only \d+ of 50 tracks were seen in two frames.*extend the ROI/);
+    expect(lineReachWarning('cam', { ...none, samples: 0 }, { made: 0, linked: 0 })).toMatch(/line "north": the line lies outside the ROI/);
+  });
+});
+
+describe('traffic-counter eval on a 1-fps clip, with the ROI cut short around the lines', () => {
+  type Report = {
+    rows: { lineId: string; direction: string; auto: number; truth: number }[];
+    crossings: { recall: number };
+    lineReach: LineReach[];
+  };
+  let clip: RenderedClip;
+  let root: string;
+  let dir: string;
+  // One clip for the three ROIs (tempDir() cleans up per test; this one lives for the describe).
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'tc-test-'));
+    dir = join(root, 'clip');
+    mkdirSync(dir);
+    clip = await renderClip({ dir, seed: 7, fps: 1, durationSec: 80 });
+  }, 60_000);
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  const evalWithRoi = async (name: string, roi: [number, number][] | undefined): Promise<{ report: Report; warnings: string[] }> => {
+    const config = JSON.parse(readFileSync(clip.configPath, 'utf8')) as { cameras: { roi: [number, number][] }[] };
+    if (roi) config.cameras[0]!.roi = roi;
+    const path = join(dir, `${name}.json`);
+    writeFileSync(path, JSON.stringify(config));
+    const r = await runCli(['eval', '--config', path, '--frames', join(dir, 'frames'), '--truth', clip.truthPath, '--fps', '1', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    return { report: JSON.parse(r.stdout) as Report, warnings: r.stderr.split('\n').filter((l) => l.includes('warning:')) };
+  };
+  const missedShare = (rep: Report, lineId: string): number => {
+    const row = rep.rows.find((r) => r.lineId === lineId && r.truth > 0)!;
+    return 1 - row.auto / row.truth;
+  };
+
+  it('is silent with the scene ROI, which reaches well past both lines, and the counts hold', async () => {
+    const { report, warnings } = await evalWithRoi('scene', undefined);
+    expect(warnings).toEqual([]);
+    for (const r of report.lineReach) {
+      expect(r.known, r.lineId).toBeGreaterThan(0);
+      expect(r.seenNear, r.lineId).toBe(1);
+    }
+    expect(report.crossings.recall).toBeGreaterThan(0.9);
+  }, 60_000);
+
+  it('warns for each line when the ROI is a 100-px band around them, where almost nothing is counted', async () => {
+    // The lines are at row 446; a vehicle moves 100-500 px a second there.
+    const { report, warnings } = await evalWithRoi('band', [[0, 396], [1100, 396], [1110, 496], [0, 496]]);
+    expect(report.crossings.recall).toBeLessThan(0.5);
+    for (const lineId of ['inbound', 'outbound']) {
+      expect(warnings.some((w) => w.includes(`camera sim, line "${lineId}" at 1.0 fps`) && /extend the ROI/.test(w)), lineId).toBe(true);
+    }
+  }, 60_000);
+
+  it('warns when the ROI ends 54 px past the lines, where a vehicle is seen on both sides rarely and many are lost', async () => {
+    const { report, warnings } = await evalWithRoi('short', [[0, 329], [762, 148], [1077, 154], [1112, 500], [0, 500]]);
+    expect(missedShare(report, 'inbound')).toBeGreaterThan(0.2);
+    const inbound = report.lineReach.find((r) => r.lineId === 'inbound')!;
+    expect(inbound.afterPx!).toBeLessThan(inbound.stepPx!);
+    expect(warnings.some((w) => /line "inbound" at 1\.0 fps: only about \d+% of its vehicles can be seen on both sides/.test(w))).toBe(true);
+  }, 60_000);
+});
