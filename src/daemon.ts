@@ -3,7 +3,6 @@
 
 import type { Config, CameraConfig } from './config/config-types.js';
 import type { CrossingEvent, LineReach } from './analyze/analyzer-types.js';
-import { lineReachWarning } from './analyze/line-reach.js';
 import { CameraAnalyzer } from './analyze/camera-analyzer.js';
 import { createChannelFor } from './channel/create-channel.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
@@ -186,14 +185,10 @@ export class Daemon implements AsyncDisposable {
   /** Warns, once per line, where the ROI is too short around a line for the camera's frame rate. */
   #checkReach(p: CameraPipeline): void {
     if (p.analyzer.starting) return;
-    const st = p.analyzer.stats();
-    const tracks = { made: st.tracks, linked: st.linkedTracks };
-    for (const r of p.analyzer.lineReach()) {
-      if (p.reachWarned.has(r.lineId)) continue;
-      const msg = lineReachWarning(p.camera.id, r, tracks);
-      if (msg === undefined) continue;
-      p.reachWarned.add(r.lineId);
-      this.#log.warn(msg);
+    for (const w of p.analyzer.lineReachWarnings()) {
+      if (p.reachWarned.has(w.lineId)) continue;
+      p.reachWarned.add(w.lineId);
+      this.#log.warn(w.message);
     }
   }
 

@@ -16,6 +16,7 @@ import { FlowPrior } from './flow-prior.js';
 import { GroundPlane } from './ground-plane.js';
 import { LineCounter } from './line-counter.js';
 import { Tracker, type TrackCrossing } from './tracker.js';
+import { lineReachWarning } from './line-reach.js';
 
 // Frame interval assumed for the first frame after start-up (only scales the first background update).
 const FIRST_DT_SEC = 0.2;
@@ -194,9 +195,8 @@ export class CameraAnalyzer {
     return this.lineCounter.ids.map((lineId, i) => ({ lineId, in: this.lineCounter.inCounts[i]!, out: this.lineCounter.outCounts[i]! }));
   }
 
-  /** Frames analysed; tracks made and, of them, tracks seen in two frames at least (start-up passes included). */
-  stats(): { frames: number; tracks: number; linkedTracks: number; avgMs: number } {
-    return { frames: this.frames, tracks: this.tracker.created, linkedTracks: this.tracker.linked, avgMs: this.frames ? this.totalMs / this.frames : 0 };
+  stats(): { frames: number; tracks: number; avgMs: number } {
+    return { frames: this.frames, tracks: this.tracker.created, avgMs: this.frames ? this.totalMs / this.frames : 0 };
   }
 
   /**
@@ -230,6 +230,17 @@ export class CameraAnalyzer {
       const m = (v: number[]): number | null => (v.length ? median(v) : null);
       return { lineId: line.id, samples, known: step.length, frameIntervalSec: interval, stepPx: m(step), stepBackPx: m(stepBack), beforePx: m(before), afterPx: m(after), seenNear: m(near), bothSides: m(both) };
     });
+  }
+
+  /** The warnings `reach` (by default lineReach() now) gives for this camera's lines (see lineReachWarning). */
+  lineReachWarnings(reach: readonly LineReach[] = this.lineReach()): { lineId: string; message: string }[] {
+    const tracks = { made: this.tracker.created, linked: this.tracker.linked };
+    const out: { lineId: string; message: string }[] = [];
+    for (const r of reach) {
+      const message = lineReachWarning(this.camera.id, r, tracks);
+      if (message !== undefined) out.push({ lineId: r.lineId, message });
+    }
+    return out;
   }
 
   private inRoi(x: number, y: number): boolean {

@@ -6,7 +6,7 @@ const DECAY_SEC = 300; // evidence fades over minutes, so a change of traffic pa
 const BIN = 0.5; // histogram bin, vehicle sizes per second along the road axis
 const MIN_WEIGHT = 1.5; // evidence needed before a cell predicts
 const MIN_PEAK_SHARE = 0.4; // the peak (±1 bin) must hold this share of the cell's votes
-const STILL = 0.5; // sizes per second: below this a vehicle is standing (or its blob jitters)
+export const STILL = 0.5; // sizes per second: below this a vehicle is standing (or its blob jitters)
 
 export interface FlowEstimate {
   /** Usual velocity along the road axis, vehicle sizes per second (signed along the axis normal). */

@@ -18,7 +18,7 @@ export const REACH_MIN_BOTH_SIDES = 0.25;
 /**
  * A warning for one line of camera `cameraId` (what is wrong, and the fix), or undefined when the ROI's reach
  * around it suits the frame rate or too little is known yet. `tracks`: tracks the analyzer made so far, and how
- * many of them were seen in two frames at least (see CameraAnalyzer.stats).
+ * many of them were seen in two frames at least (Tracker.created, Tracker.linked).
  */
 export function lineReachWarning(cameraId: string, r: LineReach, tracks: { made: number; linked: number }): string | undefined {
   const at = `camera ${cameraId}, line ${JSON.stringify(r.lineId)}`;

@@ -3,7 +3,7 @@
 // first, and those tracks then take the cheapest set of links (see cheapestLinks).
 
 import { thumbDistance, type Detection } from './blob-filter.js';
-import type { FlowEstimate, FlowPrior } from './flow-prior.js';
+import { STILL, type FlowEstimate, type FlowPrior } from './flow-prior.js';
 import type { Accept, Kinship, LineCounter, LineCrossing, LineState } from './line-counter.js';
 import type { PerspectiveModel } from './perspective-model.js';
 import type { GroundPlane } from './ground-plane.js';
@@ -185,7 +185,7 @@ export class Tracker {
         gvx = T.vx; gvy = T.vy;
       } else if (prior) {
         mode = 'prior';
-        [gvx, gvy] = this.usualVelocity(T, prior, sizeRef, n);
+        [gvx, gvy] = this.usualVelocity(T.y, T.det.size, prior, sizeRef, n);
       }
       if (mode !== 'free') {
         [qx, qy] = G.moved(T.x, T.y, gvx * dt, gvy * dt);
@@ -539,7 +539,7 @@ export class Tracker {
     const prior = this.flow.at(T.x, T.y, tMs / 1000);
     if (!prior) return false;
     const sizeRef = this.persp.ready ? this.persp.size(this.yref) : NaN;
-    const [gvx, gvy] = this.usualVelocity(T, prior, sizeRef, this.nearestNormal(T.x, T.y));
+    const [gvx, gvy] = this.usualVelocity(T.y, T.det.size, prior, sizeRef, this.nearestNormal(T.x, T.y));
     const [fx, fy] = this.ground.moved(T.x, T.y, gvx * gone, gvy * gone);
     const fVis = Number.isNaN(fy) ? 1 : this.visibleFraction(T.x, T.y, fx - T.x, fy - T.y);
     const left = fVis < 1;
@@ -894,23 +894,25 @@ export class Tracker {
   /**
    * Where a vehicle at (x, y), moving at the usual motion of its place, is `sec` seconds later (f) and was `sec`
    * earlier (b), in full px; undefined where no usual motion is known there at tSec, where it stands (under
-   * half a size per second), or beyond the learnt road plane's horizon. For the line reach diagnostic: it reads
+   * STILL), or beyond the learnt road plane's horizon. For the line reach diagnostic: it reads
    * the flow prior without decaying it, so asking changes no count.
    */
   usualStep(x: number, y: number, tSec: number, sec: number): { fx: number; fy: number; bx: number; by: number } | undefined {
     const prior = this.flow.at(x, y, tSec, true);
-    if (!prior || Math.hypot(prior.along, prior.lateral) < 0.5 || !this.persp.ready) return undefined;
-    const unit = this.speedUnit(this.persp.size(this.yref), y, y, this.persp.size(y), this.persp.size(y));
-    const [gvx, gvy] = alongLateralToGround(prior.along * unit, prior.lateral * unit, this.nearestNormal(x, y));
+    if (!prior || Math.hypot(prior.along, prior.lateral) < STILL || !this.persp.ready) return undefined;
+    const [gvx, gvy] = this.usualVelocity(y, this.persp.size(y), prior, this.persp.size(this.yref), this.nearestNormal(x, y));
     const [fx, fy] = this.ground.moved(x, y, gvx * sec, gvy * sec);
     const [bx, by] = this.ground.moved(x, y, -gvx * sec, -gvy * sec);
     if ([fx, fy, bx, by].some((v) => !Number.isFinite(v))) return undefined;
     return { fx, fy, bx, by };
   }
 
-  /** Ground velocity (px/s, see Track.vx) of T were it moving at `prior`, the usual motion where it is. */
-  private usualVelocity(T: Track, prior: FlowEstimate, sizeRef: number, n: { nx: number; ny: number }): [number, number] {
-    const unit = this.speedUnit(sizeRef, T.y, T.y, T.det.size, T.det.size);
+  /**
+   * Ground velocity (px/s, see Track.vx) of a vehicle of blob size `size` at row y moving at `prior`, the usual
+   * motion where it is.
+   */
+  private usualVelocity(y: number, size: number, prior: FlowEstimate, sizeRef: number, n: { nx: number; ny: number }): [number, number] {
+    const unit = this.speedUnit(sizeRef, y, y, size, size);
     return alongLateralToGround(prior.along * unit, prior.lateral * unit, n);
   }
 

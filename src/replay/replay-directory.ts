@@ -3,7 +3,6 @@
 
 import type { Config } from '../config/config-types.js';
 import type { CrossingEvent, LineReach } from '../analyze/analyzer-types.js';
-import { lineReachWarning } from '../analyze/line-reach.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
 import { DirectorySource } from '../source/directory-source.js';
 import { createChannelFor } from '../channel/create-channel.js';
@@ -80,9 +79,7 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
   result.cameras = config.cameras.map((c, i) => {
     const a = analyzers[i]!;
     const lineReach = a.lineReach();
-    const st = a.stats();
-    const tracks = { made: st.tracks, linked: st.linkedTracks };
-    const warnings = lineReach.map((r) => lineReachWarning(c.id, r, tracks)).filter((w): w is string => w !== undefined);
+    const warnings = a.lineReachWarnings(lineReach).map((w) => w.message);
     return { id: c.id, lines: a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })), lineReach, warnings };
   });
   return result;
