@@ -34,16 +34,28 @@ export interface CameraStats {
   counts: { lineId: string; in: number; out: number }[];
   /** Whether the ROI reaches far enough past each line for the frame rate (see CameraAnalyzer.lineReach). */
   lineReach: LineReach[];
+  /**
+   * `down`: the camera's latest attempts failed (the source backs off and retries); `frozen`: it answers, but
+   * no new image came for frozenAfterMs; `learning`: the analyzer is still learning the background (nothing is
+   * counted yet); `counting` otherwise.
+   */
+  status: 'down' | 'frozen' | 'learning' | 'counting';
+  /** What the user should fix or know now, each naming the camera (and line) and the fix: empty when all is well. */
+  warnings: { lineId?: string; message: string }[];
 }
 
 interface CameraPipeline {
   readonly camera: CameraConfig;
   readonly analyzer: CameraAnalyzer;
   readonly source: FrameSource;
-  readonly stats: Omit<CameraStats, 'source' | 'counts' | 'lineReach'>;
+  readonly stats: Omit<CameraStats, 'source' | 'counts' | 'lineReach' | 'status' | 'warnings'>;
   lastSeq: number;
   /** Lines already warned about (see #checkReach): each is reported once per run. */
   readonly reachWarned: Set<string>;
+  /** Wall-clock time of the source's latest new image (or of the start); see #frozenFor. */
+  lastNewImageAt: number;
+  /** Whether the log has said the camera froze (said once, until a new image comes). */
+  frozenWarned: boolean;
 }
 
 /** Analysed frames between two checks of the ROI's reach around the lines. */
@@ -104,9 +116,17 @@ export class Daemon implements AsyncDisposable {
         },
         onSlot: (timeMs: number) => this.#store.addFrameTicks(camera.id, timeMs, { expected: 1 }),
         // A camera that refreshes more slowly than it is polled is up: its unchanged answers count as received.
-        onUnchanged: (timeMs: number) => this.#store.addFrameTicks(camera.id, timeMs, { received: 1 }),
+        // One that sends the same image for frozenAfterMs is said to be frozen, once.
+        onUnchanged: (timeMs: number) => {
+          this.#store.addFrameTicks(camera.id, timeMs, { received: 1 });
+          const p = this.#pipelines.get(camera.id);
+          if (p && !p.frozenWarned && this.#frozenFor(p) !== undefined) {
+            p.frozenWarned = true;
+            this.#log.warn(this.#frozenMessage(p));
+          }
+        },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}]`), source, stats, lastSeq: -1, reachWarned: new Set() };
+      const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}]`), source, stats, lastSeq: -1, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -127,6 +147,11 @@ export class Daemon implements AsyncDisposable {
     const limits = { maxMegapixels: p.camera.maxMegapixels, maxDecodeMemoryMB: p.camera.maxDecodeMemoryMB };
     try {
       for await (const frame of p.source.frames(this.#abort.signal)) {
+        p.lastNewImageAt = Date.now();
+        if (p.frozenWarned) {
+          p.frozenWarned = false;
+          this.#log.info(`camera ${p.camera.id}: new images again`);
+        }
         this.#channel.submit(frame, limits);
       }
     } catch (err) {
@@ -182,6 +207,20 @@ export class Daemon implements AsyncDisposable {
     }
   }
 
+  /**
+   * How long (ms) the camera has sent no new image, if at least its frozenAfterMs (and three poll intervals: a
+   * camera polled every minute is not frozen after 30 s); undefined otherwise.
+   */
+  #frozenFor(p: CameraPipeline): number | undefined {
+    const ms = Date.now() - p.lastNewImageAt;
+    return ms >= Math.max(p.camera.frozenAfterMs, 3 * p.camera.pollIntervalMs) ? ms : undefined;
+  }
+
+  #frozenMessage(p: CameraPipeline): string {
+    const s = Math.round((Date.now() - p.lastNewImageAt) / 1000);
+    return `camera ${p.camera.id}: no new image for ${s} s although it answers (the same image, or nothing new on the stream); nothing can be counted until it changes: check that the camera still updates its picture`;
+  }
+
   /** Warns, once per line, where the ROI is too short around a line for the camera's frame rate. */
   #checkReach(p: CameraPipeline): void {
     if (p.analyzer.starting) return;
@@ -208,12 +247,29 @@ export class Daemon implements AsyncDisposable {
   stats(): { channel: ChannelStats; cameras: CameraStats[] } {
     return {
       channel: this.#channel.stats(),
-      cameras: [...this.#pipelines.values()].map((p) => ({
-        ...p.stats,
-        source: p.source.stats(),
-        counts: p.analyzer.counts(),
-        lineReach: p.analyzer.lineReach(),
-      })),
+      cameras: [...this.#pipelines.values()].map((p) => {
+        const source = p.source.stats();
+        const lineReach = p.analyzer.lineReach();
+        const down = source.consecutiveFailures > 0;
+        const frozen = !down && this.#frozenFor(p) !== undefined;
+        const warnings: CameraStats['warnings'] = [];
+        if (frozen) warnings.push({ message: this.#frozenMessage(p) });
+        if (down) {
+          // The source's own message names the camera, the URL and the fix.
+          const retry = source.nextRetryMs !== undefined ? `, retrying in ${(source.nextRetryMs / 1000).toFixed(1)} s` : '';
+          const what = source.lastError?.message ?? `camera ${p.camera.id}: no frame`;
+          warnings.push({ message: `${what} (${source.consecutiveFailures} failed attempt(s) in a row${retry})` });
+        }
+        if (!p.analyzer.starting) warnings.push(...p.analyzer.lineReachWarnings(lineReach));
+        return {
+          ...p.stats,
+          source,
+          counts: p.analyzer.counts(),
+          lineReach,
+          status: down ? 'down' : frozen ? 'frozen' : p.analyzer.starting ? 'learning' : 'counting',
+          warnings,
+        };
+      }),
     };
   }
 

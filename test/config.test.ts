@@ -30,6 +30,7 @@ describe('config validation', () => {
   it('fills defaults and freezes the result', () => {
     const cfg = validateConfig({ cameras: [camera()] });
     expect(cfg.cameras[0]!.pollIntervalMs).toBe(500);
+    expect(cfg.cameras[0]!.frozenAfterMs).toBe(30_000);
     expect(cfg.channel).toBe('ipc');
     expect(cfg.db).toBe('./data/counts.db');
     expect(Object.isFrozen(cfg)).toBe(true);
@@ -50,6 +51,7 @@ describe('config validation', () => {
     [{ cameras: [camera({ url: 'ftp://x' })] }, 'cameras[0].url: must be an http:// or https:// URL'],
     [{ cameras: [camera({ url: undefined })] }, 'cameras[0].url: missing'],
     [{ cameras: [camera({ pollIntervalMs: -1 })] }, 'cameras[0].pollIntervalMs: must be a number from 10'],
+    [{ cameras: [camera({ frozenAfterMs: 0 })] }, 'cameras[0].frozenAfterMs: must be a number from 1000'],
     [{ cameras: [camera({ lines: [{ id: 'a', from: [0, 0], to: [0, 0] }] })] }, 'cameras[0].lines[0]: "from" and "to" are the same point'],
     [{ cameras: [camera({ lines: [{ id: 'a', from: [0, 0], to: [1, 0] }, { id: 'a', from: [0, 1], to: [1, 1] }] })] }, 'cameras[0].lines[1].id: "a" is used twice'],
     [{ cameras: [camera(), camera()] }, 'cameras[1].id: "cam1" is used twice'],

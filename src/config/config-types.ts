@@ -24,6 +24,8 @@ export interface CameraConfig {
   readonly backoffMaxMs: number;
   readonly maxMegapixels: number;
   readonly maxDecodeMemoryMB: number;
+  /** A camera that answers but has sent no new image for this long is reported frozen (log, /api/health). */
+  readonly frozenAfterMs: number;
   readonly roi: readonly Point[];
   readonly lines: readonly LineConfig[];
   /** Analyzer tunables (see src/analyze/analyzer-options.ts); unspecified keys take defaults. */

@@ -11,6 +11,7 @@ export const CAMERA_DEFAULTS = {
   backoffMaxMs: 60_000, // cap for the exponential backoff
   maxMegapixels: 4, // decoder refuses images larger than this (a 1280x720 frame is 0.92 MP)
   maxDecodeMemoryMB: 64, // decoder memory limit per frame (jpeg-js maxMemoryUsageInMB)
+  frozenAfterMs: 30_000, // a camera that answers but sends no new image for this long is reported frozen
 } as const;
 
 export const DAEMON_DEFAULTS = {

@@ -156,6 +156,7 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
     backoffMaxMs,
     maxMegapixels: num(raw, 'maxMegapixels', path, d.maxMegapixels, 0.01, 100),
     maxDecodeMemoryMB: num(raw, 'maxDecodeMemoryMB', path, d.maxDecodeMemoryMB, 8, 4096),
+    frozenAfterMs: num(raw, 'frozenAfterMs', path, d.frozenAfterMs, 1_000, 86_400_000),
     roi,
     lines,
     analyzer: validateAnalyzer(raw.analyzer, `${path}.analyzer`),

@@ -1,4 +1,4 @@
-// The dashboard served at GET /: one static page whose inline script polls /api/counts every 10 s.
+// The dashboard served at GET /: one static page whose inline script polls /api/health and /api/counts every 10 s.
 // Plain HTML and JS on purpose: no build step, nothing to install.
 
 export const DASHBOARD_HTML = `<!doctype html>
@@ -16,11 +16,16 @@ export const DASHBOARD_HTML = `<!doctype html>
   td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
   .down { color: #b00020; font-weight: 600; }
   .muted { color: #777; }
+  .warn { color: #8a5300; }
+  ul.warnings { margin: .25rem 0 0; padding-left: 1.2rem; }
 </style>
 </head>
 <body>
 <h1>traffic-counter</h1>
 <div class="muted">Last 60 minutes, minute buckets (UTC). Uptime = frames received / frames expected; a camera outage shows as low uptime, not as zero traffic. <span id="status"></span></div>
+<h2>Cameras</h2>
+<table id="cameras"><thead><tr><th>camera</th><th>status</th><th class="n">frames analysed</th><th>last frame (UTC)</th><th class="n">dropped</th><th class="n">decode errors</th></tr></thead><tbody></tbody></table>
+<ul id="warnings" class="warnings warn"></ul>
 <h2>Per line, last 60 minutes</h2>
 <table id="summary"><thead><tr><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th></tr></thead><tbody></tbody></table>
 <h2>Per minute</h2>
@@ -46,7 +51,32 @@ function fill(tbody, rows) {
     tbody.appendChild(tr);
   }
 }
+async function refreshHealth() {
+  const res = await fetch('/api/health', { cache: 'no-store' });
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.error ? body.error.message : res.statusText);
+  const cams = Array.isArray(body.cameras) ? body.cameras : (body.cameras && body.cameras.cameras) || [];
+  fill(document.querySelector('#cameras tbody'), cams.map((c) => [
+    { text: c.id }, { text: c.status || '-', down: c.status === 'down' }, { text: String(c.framesAnalysed), num: true },
+    { text: c.lastFrameAt ? new Date(c.lastFrameAt).toISOString().slice(0, 19).replace('T', ' ') : '-' },
+    { text: String(c.dropped), num: true }, { text: String(c.decodeErrors), num: true },
+  ]));
+  const list = document.getElementById('warnings');
+  list.replaceChildren();
+  for (const c of cams) {
+    for (const w of c.warnings || []) {
+      const li = document.createElement('li');
+      li.textContent = w.message;
+      list.appendChild(li);
+    }
+  }
+}
 async function refresh() {
+  try {
+    await refreshHealth();
+  } catch (err) {
+    document.getElementById('warnings').textContent = 'Health update failed: ' + err.message;
+  }
   const status = document.getElementById('status');
   const now = Date.now();
   const from = new Date(Math.floor(now / 60000) * 60000 - 59 * 60000).toISOString();

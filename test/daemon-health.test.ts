@@ -1,0 +1,118 @@
+// What a user watching the daemon (its log, /api/health, the dashboard) is told about each camera: counting,
+// down (with the source's error), frozen on one picture, or counting on a line the ROI is too short around for
+// the frame rate.
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { validateConfig } from '../dist/src/config/validate-config.js';
+import { Daemon } from '../dist/src/daemon.js';
+import { startHttpServer } from '../dist/src/server/http-server.js';
+import { renderClip } from '../dist/src/source/camera-sim/render-clip.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+type Warning = { lineId?: string; message: string };
+type CameraHealth = { id: string; status: string; framesAnalysed: number; warnings: Warning[] };
+
+describe('daemon health', () => {
+  it('reports each camera as counting, frozen, down, or counting with a line the ROI is too short around, and logs each once', async () => {
+    const dir = tempDir();
+    // A 1-fps camera, played four times faster: frame k is served from k × 250 ms after the first request on,
+    // stamped with the capture time k s (X-Sim-Time), so the analyzer sees 1 fps, as from a public snapshot
+    // camera, without the test waiting 80 s. After the last frame the camera freezes on it.
+    const clip = await renderClip({ dir, seed: 7, fps: 1, durationSec: 80 });
+    const frameDir = join(dir, 'frames');
+    const frames = readdirSync(frameDir).filter((f) => f.endsWith('.jpg')).sort().map((f) => readFileSync(join(frameDir, f)));
+    const t0 = Date.now() - frames.length * 1000;
+    const PLAY_MS = 250;
+    let firstRequest = NaN;
+    const frameNow = (): number => (Number.isNaN(firstRequest) ? 0 : Math.min(frames.length - 1, Math.floor((Date.now() - firstRequest) / PLAY_MS)));
+    const server = createServer((req, res) => {
+      if (req.url === '/still.jpg') {
+        // A camera stuck on one picture: it answers every poll, with the same image.
+        res.writeHead(200, { 'content-type': 'image/jpeg', 'x-sim-time': String(t0) }).end(frames[0]);
+        return;
+      }
+      if (Number.isNaN(firstRequest)) firstRequest = Date.now();
+      const k = frameNow();
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'x-sim-time': String(t0 + k * 1000) }).end(frames[k]);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // A port nothing listens on: bind one, note it, close it.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+
+    const scene = (JSON.parse(readFileSync(clip.configPath, 'utf8')) as { cameras: Record<string, unknown>[] }).cameras[0]!;
+    const live = { ...scene, pollIntervalMs: 50 };
+    const config = validateConfig({
+      db: join(dir, 'counts.db'),
+      cameras: [
+        { ...live, id: 'scene', url: `${base}/scene.jpg` },
+        // The lines are at row 446; at 1 fps a vehicle moves 100-500 px between frames there.
+        { ...live, id: 'band', url: `${base}/band.jpg`, roi: [[0, 396], [1100, 396], [1110, 496], [0, 496]] },
+        { ...live, id: 'still', url: `${base}/still.jpg`, frozenAfterMs: 2000 },
+        { ...live, id: 'dead', url: `http://127.0.0.1:${deadPort}/snapshot.jpg`, backoffInitialMs: 200, backoffMaxMs: 1000 },
+      ],
+    });
+    const logged: string[] = [];
+    const daemon = await Daemon.start(config, { log: { info() {}, warn: (m: string) => logged.push(m) } });
+    onTestFinished(() => daemon.close());
+    const http = await startHttpServer({ dbPath: config.db, stats: () => daemon.stats() });
+    onTestFinished(() => http.close());
+
+    const health = async (): Promise<CameraHealth[]> => {
+      const res = await fetch(`${http.url}/api/health`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { cameras: { cameras: CameraHealth[] } }).cameras.cameras;
+    };
+    const byId = (cams: CameraHealth[], id: string): CameraHealth => cams.find((c) => c.id === id)!;
+    // Until the last frame was served and analysed by both (bounded: a loaded CI machine is slow).
+    let cams = await health();
+    const last = t0 + (frames.length - 1) * 1000;
+    for (const deadline = Date.now() + 150_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
+      cams = await health();
+      if (['scene', 'band'].every((id) => (byId(cams, id) as CameraHealth & { lastFrameAt: number | null }).lastFrameAt === last)) break;
+    }
+
+    const good = byId(cams, 'scene');
+    // Most frames analysed: a frame the decoders are still busy with when the next comes is dropped (latest wins).
+    expect(good.framesAnalysed).toBeGreaterThanOrEqual(0.7 * frames.length);
+    expect(byId(cams, 'band').framesAnalysed).toBeGreaterThanOrEqual(0.7 * frames.length);
+    expect(good.status).toBe('counting');
+    expect(good.warnings).toEqual([]);
+
+    const band = byId(cams, 'band');
+    expect(band.status).toBe('counting');
+    for (const lineId of ['inbound', 'outbound']) {
+      const w = band.warnings.find((x) => x.lineId === lineId);
+      expect(w?.message, JSON.stringify(band.warnings)).toMatch(new RegExp(`camera band, line "${lineId}" at 1\\.0 fps: .*extend the ROI`));
+      // The log says it once per line (checked every 60 frames), not on every check; its figures are those of then.
+      expect(logged.filter((m) => m.startsWith(`camera band, line "${lineId}" at 1.0 fps: `)), JSON.stringify(logged)).toHaveLength(1);
+    }
+    expect(logged.some((m) => m.startsWith('camera scene'))).toBe(false);
+
+    const dead = byId(cams, 'dead');
+    expect(dead.status).toBe('down');
+    expect(dead.framesAnalysed).toBe(0);
+    expect(dead.warnings).toHaveLength(1);
+    expect(dead.warnings[0]!.message).toContain(`camera dead`);
+    expect(dead.warnings[0]!.message).toContain(`127.0.0.1:${deadPort}`);
+    expect(dead.warnings[0]!.message).toMatch(/failed attempt\(s\) in a row, retrying in \d/);
+
+    const still = byId(cams, 'still');
+    expect(still.status).toBe('frozen');
+    expect(still.framesAnalysed).toBeLessThanOrEqual(1); // its one picture
+    expect(still.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^camera still: no new image for \d+ s although it answers.*check that the camera still updates/)]);
+    expect(logged.filter((m) => m.startsWith('camera still: no new image'))).toHaveLength(1);
+
+    // The dashboard shows these: a table of cameras and the warnings, filled from /api/health.
+    const page = await (await fetch(`${http.url}/`)).text();
+    expect(page).toContain('/api/health');
+    expect(page).toContain('id="cameras"');
+  }, 240_000);
+});
