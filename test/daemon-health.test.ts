@@ -18,14 +18,14 @@ type CameraHealth = { id: string; status: string; framesAnalysed: number; warnin
 describe('daemon health', () => {
   it('reports each camera as counting, frozen, down, or counting with a line the ROI is too short around, and logs each once', async () => {
     const dir = tempDir();
-    // A 1-fps camera, played four times faster: frame k is served from k × 250 ms after the first request on,
+    // A 1-fps camera, played 2.5 times faster: frame k is served from k × 400 ms after the first request on,
     // stamped with the capture time k s (X-Sim-Time), so the analyzer sees 1 fps, as from a public snapshot
     // camera, without the test waiting 80 s. After the last frame the camera freezes on it.
     const clip = await renderClip({ dir, seed: 7, fps: 1, durationSec: 80 });
     const frameDir = join(dir, 'frames');
     const frames = readdirSync(frameDir).filter((f) => f.endsWith('.jpg')).sort().map((f) => readFileSync(join(frameDir, f)));
     const t0 = Date.now() - frames.length * 1000;
-    const PLAY_MS = 250;
+    const PLAY_MS = 400;
     let firstRequest = NaN;
     const frameNow = (): number => (Number.isNaN(firstRequest) ? 0 : Math.min(frames.length - 1, Math.floor((Date.now() - firstRequest) / PLAY_MS)));
     const server = createServer((req, res) => {
