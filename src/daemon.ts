@@ -52,7 +52,7 @@ interface CameraPipeline {
   lastSeq: number;
   /** Lines already warned about (see #checkReach): each is reported once per run. */
   readonly reachWarned: Set<string>;
-  /** Wall-clock time of the source's latest new image (or of the start); see #frozenFor. */
+  /** Wall-clock time of the source's latest new image (or of the start); see #isFrozen. */
   lastNewImageAt: number;
   /** Whether the log has said the camera froze (said once, until a new image comes). */
   frozenWarned: boolean;
@@ -120,7 +120,7 @@ export class Daemon implements AsyncDisposable {
         onUnchanged: (timeMs: number) => {
           this.#store.addFrameTicks(camera.id, timeMs, { received: 1 });
           const p = this.#pipelines.get(camera.id);
-          if (p && !p.frozenWarned && this.#frozenFor(p) !== undefined) {
+          if (p && !p.frozenWarned && this.#isFrozen(p)) {
             p.frozenWarned = true;
             this.#log.warn(this.#frozenMessage(p));
           }
@@ -208,12 +208,11 @@ export class Daemon implements AsyncDisposable {
   }
 
   /**
-   * How long (ms) the camera has sent no new image, if at least its frozenAfterMs (and three poll intervals: a
-   * camera polled every minute is not frozen after 30 s); undefined otherwise.
+   * Whether the camera has sent no new image for its frozenAfterMs (and three poll intervals: a camera polled
+   * every minute is not frozen after 30 s).
    */
-  #frozenFor(p: CameraPipeline): number | undefined {
-    const ms = Date.now() - p.lastNewImageAt;
-    return ms >= Math.max(p.camera.frozenAfterMs, 3 * p.camera.pollIntervalMs) ? ms : undefined;
+  #isFrozen(p: CameraPipeline): boolean {
+    return Date.now() - p.lastNewImageAt >= Math.max(p.camera.frozenAfterMs, 3 * p.camera.pollIntervalMs);
   }
 
   #frozenMessage(p: CameraPipeline): string {
@@ -251,7 +250,7 @@ export class Daemon implements AsyncDisposable {
         const source = p.source.stats();
         const lineReach = p.analyzer.lineReach();
         const down = source.consecutiveFailures > 0;
-        const frozen = !down && this.#frozenFor(p) !== undefined;
+        const frozen = !down && this.#isFrozen(p);
         const warnings: CameraStats['warnings'] = [];
         if (frozen) warnings.push({ message: this.#frozenMessage(p) });
         if (down) {
