@@ -42,13 +42,18 @@ export interface CameraStats {
   status: 'down' | 'frozen' | 'learning' | 'counting';
   /** What the user should fix or know now, each naming the camera (and line) and the fix: empty when all is well. */
   warnings: { lineId?: string; message: string }[];
+  /**
+   * The analyzer's frame-size options in use (see README, "Frame size"): those the camera left unset are fitted
+   * to its first frame; before it, the 1280x720 values.
+   */
+  scale: { downscale: number; minAreaPx: number; lineMinMarginPx: number };
 }
 
 interface CameraPipeline {
   readonly camera: CameraConfig;
   readonly analyzer: CameraAnalyzer;
   readonly source: FrameSource;
-  readonly stats: Omit<CameraStats, 'source' | 'counts' | 'lineReach' | 'status' | 'warnings'>;
+  readonly stats: Omit<CameraStats, 'source' | 'counts' | 'lineReach' | 'status' | 'warnings' | 'scale'>;
   lastSeq: number;
   /** Lines already warned about (see #checkReach): each is reported once per run. */
   readonly reachWarned: Set<string>;
@@ -193,6 +198,13 @@ export class Daemon implements AsyncDisposable {
         }
         p.stats.framesAnalysed++;
         p.stats.lastFrameAt = f.capturedAt;
+        if (p.stats.framesAnalysed === 1) {
+          const o = p.analyzer.options;
+          this.#log.info(
+            `camera ${cameraId}: ${f.width * f.scale}x${f.height * f.scale} frames, analysed at 1/${o.downscale} ` +
+              `(minAreaPx ${Math.round(o.minAreaPx)}, lineMinMarginPx ${Math.round(o.lineMinMarginPx * 10) / 10})`,
+          );
+        }
         if (p.stats.framesAnalysed % REACH_CHECK_FRAMES === 0) this.#checkReach(p);
         this.#store.addFrameTicks(cameraId, f.capturedAt, { received: 1 });
       } catch (err) {
@@ -267,6 +279,7 @@ export class Daemon implements AsyncDisposable {
           lineReach,
           status: down ? 'down' : frozen ? 'frozen' : p.analyzer.starting ? 'learning' : 'counting',
           warnings,
+          scale: { downscale: p.analyzer.options.downscale, minAreaPx: p.analyzer.options.minAreaPx, lineMinMarginPx: p.analyzer.options.lineMinMarginPx },
         };
       }),
     };

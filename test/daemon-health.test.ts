@@ -60,7 +60,8 @@ describe('daemon health', () => {
       ],
     });
     const logged: string[] = [];
-    const daemon = await Daemon.start(config, { log: { info() {}, warn: (m: string) => logged.push(m) } });
+    const infos: string[] = [];
+    const daemon = await Daemon.start(config, { log: { info: (m: string) => infos.push(m), warn: (m: string) => logged.push(m) } });
     onTestFinished(() => daemon.close());
     const http = await startHttpServer({ dbPath: config.db, stats: () => daemon.stats() });
     onTestFinished(() => http.close());
@@ -85,6 +86,9 @@ describe('daemon health', () => {
     expect(byId(cams, 'band').framesAnalysed).toBeGreaterThanOrEqual(0.7 * frames.length);
     expect(good.status).toBe('counting');
     expect(good.warnings).toEqual([]);
+    // The frame-size options it settled on, in /api/health and once in the log.
+    expect(good.scale).toEqual({ downscale: 4, minAreaPx: 80, lineMinMarginPx: 4 });
+    expect(infos.filter((m) => m.startsWith('camera scene: ')), JSON.stringify(infos)).toEqual(['camera scene: 1280x720 frames, analysed at 1/4 (minAreaPx 80, lineMinMarginPx 4)']);
 
     const band = byId(cams, 'band');
     expect(band.status).toBe('counting');

@@ -4,8 +4,11 @@
 
 import { ConfigError } from '../errors.js';
 
+// The three keys marked "frame size" are in full-resolution pixels; their defaults here are those of a 1280x720
+// camera, and for another frame size they follow the frame (see FRAME_SIZE_KEYS and resolveAnalyzerOptions):
+// what they stand for (a vehicle part, a working pixel) covers the same share of any camera's picture.
 export const ANALYZER_DEFAULTS = {
-  downscale: 4, // working resolution = decoded frame / downscale (integer); 1280x720 → 320x180
+  downscale: 4, // frame size: working resolution = decoded frame / downscale (integer); 1280x720 → 320x180
   // The median is right where a pixel is clear of traffic for over half the span; a slow lorry near the
   // camera covers a pixel for 2-3 s, so the span must be well above twice that.
   bootstrapSec: 8, // background starts as the per-pixel median of the frames of the first seconds
@@ -24,7 +27,7 @@ export const ANALYZER_DEFAULTS = {
   shadowLearnMinRatio: 0.3, // darkest shadow the scene's own shadows can teach (a peak below shadowMinRatio); ≥ shadowMinRatio: off
   shadowMaxRatio: 0.93, // lightest shadow: above this a darker pixel is just noise
   shadowChromaTol: 0.07, // max difference of per-channel ratios for a shadow (chromaticity preserved), plus 3 × noise sigma / background value
-  minAreaPx: 80, // smallest blob considered a vehicle part, full-resolution px²
+  minAreaPx: 80, // frame size: smallest blob considered a vehicle part, full-resolution px²
   minSizeFrac: 0.35, // once perspective is learned: reject blobs smaller than this × typical vehicle size at that row
   maxAspect: 5, // reject blobs longer than this × their width (or wider than this × their height)
   splitWidthFactor: 1.75, // a blob wider than this × typical vehicle width at its row is split (side by side), at a valley or where the colour changes
@@ -35,7 +38,7 @@ export const ANALYZER_DEFAULTS = {
   maxGapSec: 5, // frames further apart than this (camera outage) end all tracks instead of linking them
   trackMaxMissedSec: 2.5, // a track unseen for longer than this (and for 2+ frames) is dropped
   lineMarginFrac: 0.2, // hysteresis: a position counts as one side of a line only beyond this × blob size
-  lineMinMarginPx: 4, // ... and beyond at least this many full-resolution px
+  lineMinMarginPx: 4, // frame size: ... and beyond at least this many full-resolution px
   // A place where both directions mix never learns a usual motion, so a held crossing must count at some point;
   // its count reaches the store and the API that much later. 0: counted at once, unjudged (as before holding).
   heldCrossingMaxSec: 30, // a crossing where no usual motion is known yet waits this long (s) for one to judge it
@@ -74,10 +77,48 @@ const RANGES: { readonly [K in keyof typeof ANALYZER_DEFAULTS]?: readonly [numbe
   twoWheelerAreaRatio: [0, 1, false],
 };
 
-/** Merges a camera's raw `analyzer` object over ANALYZER_DEFAULTS; throws ConfigError naming `${path}.${key}`. */
-export function resolveAnalyzerOptions(raw: Readonly<Record<string, number | boolean>>, path: string): AnalyzerOptions {
+/** The frame size ANALYZER_DEFAULTS are given for, full-resolution px. */
+export const REFERENCE_FRAME = { width: 1280, height: 720 } as const;
+
+/**
+ * Keys whose default follows the frame size when a camera leaves them unset. The analyzer's other pixel
+ * constants (flow cells, morphology, tracker slack) are in working pixels, and its vehicle-size rules in
+ * multiples of the vehicles it measures, so with these three the whole pipeline sees a 640x360, a 1280x720 and
+ * a 1920x1080 picture of one road alike: the working picture has about the same number of pixels, and the
+ * smallest vehicle part and the line margin cover the same share of it. (At the 1280x720 values, the shared
+ * freeway clip resized to 1920x1080 counted wrong-way phantoms at 1 fps, and resized to 640x360 missed a third
+ * of its vehicles: README, "Frame size".)
+ */
+export const FRAME_SIZE_KEYS = ['downscale', 'minAreaPx', 'lineMinMarginPx'] as const;
+
+/** A decoded frame's size in full-resolution px, and the scale it was decoded at (see AnalyzerFrame.scale). */
+export interface FrameSize {
+  readonly width: number;
+  readonly height: number;
+  readonly scale: number;
+}
+
+/**
+ * The frame-size defaults for a frame of `size` (see FRAME_SIZE_KEYS): with k = √(area / 1280·720),
+ * downscale ≈ 4k (a multiple of the decode scale, which must divide it), minAreaPx 80k², lineMinMarginPx 4k.
+ */
+export function frameSizeDefaults(size: FrameSize): { downscale: number; minAreaPx: number; lineMinMarginPx: number } {
+  const k = Math.sqrt((size.width * size.height) / (REFERENCE_FRAME.width * REFERENCE_FRAME.height));
+  const s = size.scale;
+  return {
+    downscale: Math.max(1, Math.round((ANALYZER_DEFAULTS.downscale * k) / s)) * s,
+    minAreaPx: ANALYZER_DEFAULTS.minAreaPx * k * k,
+    lineMinMarginPx: ANALYZER_DEFAULTS.lineMinMarginPx * k,
+  };
+}
+
+/**
+ * Merges a camera's raw `analyzer` object over ANALYZER_DEFAULTS; throws ConfigError naming `${path}.${key}`.
+ * With `frame` (the camera's first decoded frame), the frame-size keys left unset follow it (frameSizeDefaults).
+ */
+export function resolveAnalyzerOptions(raw: Readonly<Record<string, number | boolean>>, path: string, frame?: FrameSize): AnalyzerOptions {
   const allowed = Object.keys(ANALYZER_DEFAULTS);
-  const out: Record<string, number | boolean> = { ...ANALYZER_DEFAULTS };
+  const out: Record<string, number | boolean> = { ...ANALYZER_DEFAULTS, ...(frame ? frameSizeDefaults(frame) : {}) };
   for (const [key, value] of Object.entries(raw ?? {})) {
     if (!Object.hasOwn(ANALYZER_DEFAULTS, key)) {
       throw new ConfigError(`${path}.${key}: unknown analyzer option; allowed keys are ${allowed.join(', ')}`);

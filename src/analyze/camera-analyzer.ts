@@ -4,7 +4,7 @@
 import { ConfigError } from '../errors.js';
 import type { CameraConfig } from '../config/config-types.js';
 import type { AnalyzerFrame, CrossingEvent, LineReach, VehicleClass } from './analyzer-types.js';
-import { resolveAnalyzerOptions, type AnalyzerOptions } from './analyzer-options.js';
+import { FRAME_SIZE_KEYS, resolveAnalyzerOptions, type AnalyzerOptions } from './analyzer-options.js';
 import { buildRoiGeometry, checkFrameContainsRoi, sampleRoi, type RoiGeometry } from './roi-mask.js';
 import { allocPlanes, BackgroundModel, copyPlanes, type Planes } from './background-model.js';
 import { segmentForeground, ShadowRatios } from './foreground.js';
@@ -34,7 +34,12 @@ const DT_KEEP = 15;
 const REACH_POINTS = 9;
 const REACH_MARCH = 64;
 
-export class CameraAnalyzer {
+/**
+ * One camera's analyzer at a given working scale. The frame-size options (see FRAME_SIZE_KEYS) are known only
+ * once a frame has been decoded, so cameras use it through CameraAnalyzer (below), which sets them from their
+ * first frame.
+ */
+class ScaledAnalyzer {
   readonly options: AnalyzerOptions;
   private readonly camera: CameraConfig;
   private readonly path: string;
@@ -79,10 +84,10 @@ export class CameraAnalyzer {
   private readonly dts = new Float64Array(DT_KEEP);
   private dtCount = 0;
 
-  constructor(camera: CameraConfig, path = `cameras[${camera.id}]`) {
+  constructor(camera: CameraConfig, path: string, options: AnalyzerOptions) {
     this.camera = camera;
     this.path = path;
-    this.options = resolveAnalyzerOptions(camera.analyzer, `${path}.analyzer`);
+    this.options = options;
     const o = this.options;
     this.geom = buildRoiGeometry(camera.roi, o.downscale);
     if (this.geom.maskCount < 16) {
@@ -117,15 +122,8 @@ export class CameraAnalyzer {
     this.tracker = new Tracker(o, this.lineCounter, normals, this.flow, this.persp, this.ground, yref, { x0: g.x0, y0: g.y0, x1, y1 });
   }
 
-  /** Analyses one frame; returns the crossings it completed (during start-up, those of the buffered frames). */
-  process(frame: AnalyzerFrame): CrossingEvent[] {
-    const events: CrossingEvent[] = [];
-    for (const batch of this.steps(frame)) events.push(...batch);
-    return events;
-  }
-
   /**
-   * process() in steps, for a caller that shares its thread (the daemon): each step is a few milliseconds of
+   * CameraAnalyzer.process() in steps, for a caller that shares its thread (the daemon): each step is a few milliseconds of
    * work and yields the crossings it completed. An ordinary frame is one step; the frame that ends the
    * start-up is dozens (the background median in slices, then each buffered frame of the learning and
    * counting passes), so a caller that lets its event loop run between steps is never held for the ~0.5 s
@@ -452,4 +450,84 @@ function median(v: number[]): number {
   const s = [...v].sort((a, b) => a - b);
   const h = s.length >> 1;
   return s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
+}
+
+/**
+ * One camera's analyzer: ROI crop → background → foreground → blobs → tracks → line crossings (see
+ * ScaledAnalyzer). The frame-size options a camera leaves unset (working resolution, smallest vehicle part,
+ * line margin: FRAME_SIZE_KEYS) follow its first decoded frame; until then, and for the rest of its life, it
+ * works at the scale that frame chose (a camera that later changes resolution is re-checked, not re-scaled).
+ * Its config is checked at construction, at the 1280x720 defaults.
+ */
+export class CameraAnalyzer {
+  private readonly camera: CameraConfig;
+  private readonly path: string;
+  private inner: ScaledAnalyzer;
+  /** Whether the frame-size options were set from a frame (or needed no frame: all given). */
+  private sized: boolean;
+
+  constructor(camera: CameraConfig, path = `cameras[${camera.id}]`) {
+    this.camera = camera;
+    this.path = path;
+    this.inner = new ScaledAnalyzer(camera, path, resolveAnalyzerOptions(camera.analyzer, `${path}.analyzer`));
+    this.sized = FRAME_SIZE_KEYS.every((k) => Object.hasOwn(camera.analyzer ?? {}, k));
+  }
+
+  /** The options in use: before the first frame, the frame-size ones are those of a 1280x720 frame. */
+  get options(): AnalyzerOptions {
+    return this.inner.options;
+  }
+
+  /** Analyses one frame; returns the crossings it completed (during start-up, those of the buffered frames). */
+  process(frame: AnalyzerFrame): CrossingEvent[] {
+    const events: CrossingEvent[] = [];
+    for (const batch of this.steps(frame)) events.push(...batch);
+    return events;
+  }
+
+  /** See ScaledAnalyzer.steps: process() in steps of a few milliseconds, for a caller that shares its thread. */
+  steps(frame: AnalyzerFrame): Generator<CrossingEvent[], void, undefined> {
+    if (!this.sized) {
+      const scale = frame.scale ?? 1;
+      const size = { width: frame.width * scale, height: frame.height * scale, scale };
+      const options = resolveAnalyzerOptions(this.camera.analyzer, `${this.path}.analyzer`, size);
+      // A ROI too small for the fitted scale throws here, for every frame, as a frame too small for the ROI does.
+      if (FRAME_SIZE_KEYS.some((k) => options[k] !== this.inner.options[k])) this.inner = new ScaledAnalyzer(this.camera, this.path, options);
+      this.sized = true;
+    }
+    return this.inner.steps(frame);
+  }
+
+  /** True while the start-up frames are being buffered (the background is not yet learnt). */
+  get starting(): boolean {
+    return this.inner.starting;
+  }
+
+  /** See ScaledAnalyzer.flush. */
+  flush(): CrossingEvent[] {
+    return this.inner.flush();
+  }
+
+  counts(): { lineId: string; in: number; out: number }[] {
+    return this.inner.counts();
+  }
+
+  stats(): { frames: number; tracks: number; avgMs: number } {
+    return this.inner.stats();
+  }
+
+  /** See ScaledAnalyzer.lineReach. */
+  lineReach(): LineReach[] {
+    return this.inner.lineReach();
+  }
+
+  /** See ScaledAnalyzer.lineReachWarnings. */
+  lineReachWarnings(reach?: readonly LineReach[]): { lineId: string; message: string }[] {
+    return this.inner.lineReachWarnings(reach);
+  }
+
+  /** Forgets what was learnt and counted (the working scale stays). */
+  reset(): void {
+    this.inner.reset();
+  }
 }

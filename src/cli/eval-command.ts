@@ -26,7 +26,8 @@ Options:
   --every K          use every K-th frame (default 1)
   --channel C        ipc (default), zeromq or shared
   --decoder D        jpeg-js (default), jpeg-turbo or sharp
-  --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale (default 4)
+  --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale where set
+                     (unset, it is fitted to the frame size: 4 at 1280x720, a multiple of N)
   --json             print the report as JSON
   -h, --help         this help
 `;

@@ -25,7 +25,8 @@ Options:
   --channel C        ipc (default), zeromq or shared: how decoded frames reach the analyzer
   --decoder D        jpeg-js (default), jpeg-turbo or sharp
   --decoders N       local decoder processes/threads (default 1; 0 with zeromq = remote decoders only)
-  --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale (default 4)
+  --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale where set
+                     (unset, it is fitted to the frame size: 4 at 1280x720, a multiple of N)
   --zeromq-endpoint E  ipc://PATH or tcp://HOST:PORT for --channel zeromq (remote decoders connect here)
   --http PORT        also serve the HTTP API and dashboard on 127.0.0.1:PORT (0 = any free port)
   --http-host HOST   bind address for --http (default 127.0.0.1)

@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from './defaults.js';
 import type { CameraConfig, Config, LineConfig, Point } from './config-types.js';
-import { ANALYZER_DEFAULTS } from '../analyze/analyzer-options.js';
 import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
 import { DECODERS } from '../decode/decoder-name.js';
 import { ID_RE } from './ids.js';
@@ -165,7 +164,8 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
 
 /**
  * decodeScale must divide every camera's analyzer.downscale: a working pixel is then a whole block of decoded
- * pixels, and the analyzer's box average over it is the same picture as at full resolution.
+ * pixels, and the analyzer's box average over it is the same picture as at full resolution. A camera that
+ * leaves downscale unset gets a multiple of decodeScale fitted to its frame size (see frameSizeDefaults).
  */
 function validateDecodeScale(raw: Record<string, unknown>, cameras: readonly CameraConfig[]): DecodeScale {
   const v = raw.decodeScale ?? DAEMON_DEFAULTS.decodeScale;
@@ -176,7 +176,7 @@ function validateDecodeScale(raw: Record<string, unknown>, cameras: readonly Cam
   }
   for (const [i, c] of cameras.entries()) {
     // A bad downscale itself is reported by the analyzer's option check, with its range.
-    const downscale = c.analyzer.downscale ?? ANALYZER_DEFAULTS.downscale;
+    const downscale = c.analyzer.downscale;
     if (typeof downscale !== 'number' || !Number.isInteger(downscale) || downscale < 1) continue;
     if (downscale % v !== 0) {
       const divisors = DECODE_SCALES.filter((s) => downscale % s === 0);

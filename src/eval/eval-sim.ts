@@ -34,6 +34,8 @@ export interface SimCase {
   fps: number;
   durationSec: number;
   pose?: keyof typeof POSES;
+  /** Frame size, `WIDTHxHEIGHT` (default 1280x720): the same scene and field of view at another resolution. */
+  size?: string;
 }
 
 /** Each scenario's duration, s (test/analyzer-scenarios.test.ts too): about 20 vehicles per direction and seed. */
@@ -84,7 +86,10 @@ export const TAIL_SEC = 3;
  */
 export function countSceneCrossings(seed: number, c: SimCase & { jpegQuality?: number | undefined }): { rows: EvalRow[]; missed: number; extra: number } {
   const pose = c.pose === undefined ? undefined : POSES[c.pose];
-  const scene = createScene({ seed, scenario: c.scenario, ...(c.jpegQuality ? { jpegQuality: c.jpegQuality } : {}), ...(pose ? { pose } : {}) });
+  const [width, height] = c.size === undefined ? [] : c.size.split('x').map(Number);
+  const scene = createScene({
+    seed, scenario: c.scenario, ...(c.jpegQuality ? { jpegQuality: c.jpegQuality } : {}), ...(pose ? { pose } : {}), ...(width && height ? { width, height } : {}),
+  });
   const camera = validateConfig({ cameras: [scene.cameraConfig()] }, { requireUrl: false }).cameras[0]!;
   const analyzer = new CameraAnalyzer(camera, 'cameras[0]');
   const buf = new Uint8Array(scene.width * scene.height * 4);
@@ -139,7 +144,7 @@ export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
 }
 
 export function caseLabel(c: SimCase): string {
-  return `${c.scenario} ${c.fps} fps${c.pose ? ` ${c.pose}` : ''}`;
+  return `${c.scenario} ${c.fps} fps${c.pose ? ` ${c.pose}` : ''}${c.size ? ` ${c.size}` : ''}`;
 }
 
 function usage(msg: string): never {
@@ -165,6 +170,7 @@ function parseArgs(argv: readonly string[]): { seeds: number[]; jobs: number; js
       const c = JSON.parse(val()) as SimCase;
       if (!isScenarioName(c.scenario)) usage(`--case: unknown scenario ${String(c.scenario)}`);
       if (c.pose !== undefined && !Object.hasOwn(POSES, c.pose)) usage(`--case: unknown pose ${String(c.pose)}`);
+      if (c.size !== undefined && !/^\d+x\d+$/.test(c.size)) usage(`--case: size must be WIDTHxHEIGHT, got ${String(c.size)}`);
       one = c;
     } else usage(`unknown argument ${a}`);
   }

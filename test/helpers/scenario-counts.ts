@@ -15,14 +15,17 @@ export const SEEDS = [7, 8, 9];
 // only under `npm run test:accuracy` (which sets this), and `npm test` reports them as skipped until they pass.
 export const ALL_TARGETS = process.env.TC_ACCURACY_TARGETS === '1';
 
-/** The case on every seed: per line and direction the summed counts, and each seed's table for the failure message. */
+/**
+ * The case on every seed: per line and direction the summed counts, and each seed's table for the failure message.
+ * `size`: the frame size, WIDTHxHEIGHT (default 1280x720).
+ */
 export function countSeeds(
-  scenario: Scenario, fps: number, durationSec: number, jpegQuality?: number, pose?: Placement, seeds: readonly number[] = SEEDS,
+  scenario: Scenario, fps: number, durationSec: number, jpegQuality?: number, pose?: Placement, seeds: readonly number[] = SEEDS, size?: string,
 ): { rows: Row[]; tables: string } {
   const sum = new Map<string, Row>();
   const tables: string[] = [];
   for (const seed of seeds) {
-    const rows = countScene(seed, { scenario, fps, durationSec, jpegQuality, ...(pose ? { pose } : {}) });
+    const rows = countScene(seed, { scenario, fps, durationSec, jpegQuality, ...(pose ? { pose } : {}), ...(size ? { size } : {}) });
     tables.push(`seed ${seed}: ${rows.map((r) => `${r.lineId}/${r.direction} ${r.auto} of ${r.truth}`).join(', ')}`);
     for (const r of rows) {
       const key = `${r.lineId}/${r.direction}`;

@@ -20,10 +20,19 @@ export interface Box {
 /**
  * A camera over the synthetic road. Its start-up is the 8 s of bootstrapSec alone (at least 5 frames):
  * these scenes script a single vehicle after an empty road, so there is nothing to learn from more frames.
+ * The frame-size options are pinned to the values these scenes' vehicles were drawn for (1/4, 80 px², 4 px),
+ * not fitted to the 640x360 frame (test/analyzer-frame-size.test.ts tests the fitting).
  */
+export const ROAD_SCALE = { downscale: 4, minAreaPx: 80, lineMinMarginPx: 4 } as const;
+
 export function roadCamera(analyzer: Record<string, number | boolean> = {}): CameraConfig {
   return validateConfig(
-    { cameras: [{ id: 'test', roi: [[0, 0], [W, 0], [W, H], [0, H]], lines: [{ id: 'main', from: [0, LINE_Y], to: [W, LINE_Y] }], analyzer: { bootstrapMinFrames: 5, ...analyzer } }] },
+    {
+      cameras: [{
+        id: 'test', roi: [[0, 0], [W, 0], [W, H], [0, H]], lines: [{ id: 'main', from: [0, LINE_Y], to: [W, LINE_Y] }],
+        analyzer: { ...ROAD_SCALE, bootstrapMinFrames: 5, ...analyzer },
+      }],
+    },
     { requireUrl: false },
   ).cameras[0]!;
 }
