@@ -1,0 +1,49 @@
+// resize-clip makes a clip folder look as another camera of the same view would give it (README, "Frame size"):
+// frames resized by area average, ROI and lines scaled alike, truth copied.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import jpeg from 'jpeg-js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { resizeRgba } from '../dist/src/eval/resize-clip.js';
+
+describe('resize-clip', () => {
+  it('averages the source pixels each output pixel covers, and repeats them when enlarging', () => {
+    // 4x2, grey levels 0, 40, 80, 120 / 160, 200, 240, 255.
+    const levels = [0, 40, 80, 120, 160, 200, 240, 255];
+    const src = new Uint8Array(levels.flatMap((v) => [v, v, v, 255]));
+    const half = resizeRgba(src, 4, 2, 0.5);
+    expect([half.width, half.height]).toEqual([2, 1]);
+    expect([half.data[0], half.data[4]]).toEqual([Math.floor((0 + 40 + 160 + 200) / 4), Math.floor((80 + 120 + 240 + 255) / 4)]);
+    const twice = resizeRgba(src, 4, 2, 2);
+    expect([twice.width, twice.height]).toEqual([8, 4]);
+    expect(Array.from({ length: 8 }, (_, x) => twice.data[(3 * 8 + x) * 4])).toEqual([160, 160, 200, 200, 240, 240, 255, 255]);
+  });
+
+  it('writes the resized frames, the scaled ROI and lines, and the truth', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-resize-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const src = join(dir, 'clip');
+    mkdirSync(join(src, 'frames'), { recursive: true });
+    const config = { cameras: [{ id: 'c', roi: [[10, 20], [300, 20], [300, 150], [10, 150]], lines: [{ id: 'l', from: [20, 80], to: [290, 81] }] }] };
+    writeFileSync(join(src, 'config.json'), JSON.stringify(config));
+    writeFileSync(join(src, 'truth.json'), '{"lines":{"l":{"in":3,"out":1}}}');
+    for (const name of ['000001.jpg', '000002.jpg']) {
+      writeFileSync(join(src, 'frames', name), jpeg.encode({ width: 320, height: 180, data: new Uint8Array(320 * 180 * 4).fill(100) }, 90).data);
+    }
+    const out = join(dir, 'small');
+    execFileSync(process.execPath, ['dist/src/eval/resize-clip.js', src, out, '0.5']);
+    expect(readdirSync(join(out, 'frames')).sort()).toEqual(['000001.jpg', '000002.jpg']);
+    const frame = jpeg.decode(readFileSync(join(out, 'frames', '000002.jpg')), { useTArray: true });
+    expect([frame.width, frame.height]).toEqual([160, 90]);
+    const cam = (JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as typeof config).cameras[0]!;
+    expect(cam.roi).toEqual([[5, 10], [150, 10], [150, 75], [5, 75]]);
+    expect([cam.lines[0]!.from, cam.lines[0]!.to]).toEqual([[10, 40], [145, 41]]);
+    expect(JSON.parse(readFileSync(join(out, 'truth.json'), 'utf8'))).toEqual({ lines: { l: { in: 3, out: 1 } } });
+  });
+
+  it('refuses a bad factor with its usage', () => {
+    expect(() => execFileSync(process.execPath, ['dist/src/eval/resize-clip.js', 'a', 'b', '0'], { stdio: 'pipe' })).toThrow(/usage: .*FACTOR/);
+  });
+});
