@@ -111,7 +111,7 @@ class ScaledAnalyzer {
     const x1 = g.x0 + g.width * g.scale, y1 = g.y0 + g.height * g.scale;
     this.persp = new PerspectiveModel(g.y0, y1);
     this.flow = new FlowPrior(g.x0, g.y0, g.width * g.scale, g.height * g.scale, FLOW_CELL * g.scale, o.maxSpeedSizesPerSec);
-    this.lineCounter = new LineCounter(camera.lines);
+    this.lineCounter = new LineCounter(camera.lines, o.downscale);
     const normals = camera.lines.map((l) => {
       const dx = l.to[0] - l.from[0], dy = l.to[1] - l.from[1];
       const len = Math.hypot(dx, dy);

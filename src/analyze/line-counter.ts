@@ -81,8 +81,9 @@ interface Geometry {
   len: number;
 }
 
-// How crossings so far run, along each line: per bin of BIN_PX px, a decaying tally of each direction.
-const BIN_PX = 16;
+// How crossings so far run, along each line: per bin of BIN_WORKING_PX working px (16 full-resolution px at
+// 1280x720), a decaying tally of each direction.
+const BIN_WORKING_PX = 4;
 const HABIT_DECAY_SEC = 900; // a changed traffic pattern (a contraflow during works) is followed within minutes
 // A crossing is against the line's habit where the crossings counted or refused as against the habit within
 // one vehicle size of it ran the other way at least AGAINST_MIN times (decayed: three in the last minutes), and
@@ -119,7 +120,12 @@ export class LineCounter {
   private recent: Recent[] = [];
   private readonly habits: Habit[];
 
-  constructor(lines: readonly LineConfig[]) {
+  /** Habit bin along a line, full-resolution px (BIN_WORKING_PX working px). */
+  private readonly binPx: number;
+
+  /** `downscale`: full-resolution px per working px (the analyzer's). */
+  constructor(lines: readonly LineConfig[], downscale = 4) {
+    this.binPx = BIN_WORKING_PX * downscale;
     this.ids = lines.map((l) => l.id);
     this.geo = lines.map((l) => {
       const dx = l.to[0] - l.from[0], dy = l.to[1] - l.from[1];
@@ -129,7 +135,7 @@ export class LineCounter {
     this.inCounts = new Int32Array(lines.length);
     this.outCounts = new Int32Array(lines.length);
     this.habits = this.geo.map((g) => {
-      const n = Math.ceil(g.len / BIN_PX) + 1;
+      const n = Math.ceil(g.len / this.binPx) + 1;
       return { in: new Float64Array(n), out: new Float64Array(n), t: NaN };
     });
   }
@@ -383,7 +389,7 @@ export class LineCounter {
 
   private addToHabit(line: number, direction: Direction, along: number): void {
     const h = this.habits[line]!;
-    const bin = Math.min(h.in.length - 1, Math.max(0, Math.round(along / BIN_PX)));
+    const bin = Math.min(h.in.length - 1, Math.max(0, Math.round(along / this.binPx)));
     (direction === 'in' ? h.in : h.out)[bin]! += 1;
   }
 
@@ -397,7 +403,7 @@ export class LineCounter {
       for (let k = 0; k < h.in.length; k++) { h.in[k]! *= f; h.out[k]! *= f; }
       h.t = timeMs;
     }
-    const lo = Math.max(0, Math.floor((along - size) / BIN_PX)), hi = Math.min(h.in.length - 1, Math.ceil((along + size) / BIN_PX));
+    const lo = Math.max(0, Math.floor((along - size) / this.binPx)), hi = Math.min(h.in.length - 1, Math.ceil((along + size) / this.binPx));
     const [mine, theirs] = direction === 'in' ? [h.in, h.out] : [h.out, h.in];
     let same = 0, other = 0;
     for (let k = lo; k <= hi; k++) {

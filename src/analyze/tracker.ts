@@ -55,6 +55,8 @@ export interface TrackerParams {
   readonly trackMaxMissedSec: number;
   readonly lineMarginFrac: number;
   readonly lineMinMarginPx: number;
+  /** Full-resolution px per working px (see EDGE_WORKING_PX). */
+  readonly downscale: number;
   /** 0: a crossing where no usual motion is known counts at once instead of being held (see withFlow). */
   readonly heldCrossingMaxSec: number;
 }
@@ -118,8 +120,9 @@ const MERGED = 1.5;
 // IN_BLOB_MARGIN × its own size (the step back is an estimate), held that place, when the blob's track did not
 // travel with it (see SAME_VELOCITY and inMergedAgainst).
 const IN_BLOB_MARGIN = 0.25;
-// A blob whose box comes within this many px of the ROI's bounds is cut by the edge of the view.
-const EDGE_PX = 8;
+// A blob whose box comes within this many working px of the ROI's bounds is cut by the edge of the view (8
+// full-resolution px at 1280x720; in working px, it is the same share of the picture at any frame size).
+const EDGE_WORKING_PX = 2;
 
 export class Tracker {
   tracks: Track[] = [];
@@ -556,10 +559,10 @@ export class Tracker {
     return left;
   }
 
-  /** Whether D's box reaches the ROI's bounds (within EDGE_PX): a vehicle cut by the edge of the view. */
+  /** Whether D's box reaches the ROI's bounds (within EDGE_WORKING_PX): a vehicle cut by the edge of the view. */
   private atEdge(D: Detection): boolean {
-    const b = this.bounds;
-    return D.bx <= b.x0 + EDGE_PX || D.by <= b.y0 + EDGE_PX || D.bx + D.bw >= b.x1 - EDGE_PX || D.by + D.bh >= b.y1 - EDGE_PX;
+    const b = this.bounds, e = EDGE_WORKING_PX * this.p.downscale;
+    return D.bx <= b.x0 + e || D.by <= b.y0 + e || D.bx + D.bw >= b.x1 - e || D.by + D.bh >= b.y1 - e;
   }
 
   /**
