@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import jpeg from 'jpeg-js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { resizeRgba } from '../dist/src/eval/resize-clip.js';
+import { renderClip } from '../dist/src/source/camera-sim/render-clip.js';
+import { runCli } from './helpers/run-cli.js';
 
 describe('resize-clip', () => {
   it('averages the source pixels each output pixel covers, and repeats them when enlarging', () => {
@@ -42,6 +44,22 @@ describe('resize-clip', () => {
     expect([cam.lines[0]!.from, cam.lines[0]!.to]).toEqual([[10, 40], [145, 41]]);
     expect(JSON.parse(readFileSync(join(out, 'truth.json'), 'utf8'))).toEqual({ lines: { l: { in: 3, out: 1 } } });
   });
+
+  it('gives a clip that eval counts as a 640x360 camera, at the scale fitted to it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-resize-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const clip = await renderClip({ dir: join(dir, 'clip'), seed: 3, fps: 2, durationSec: 12 });
+    const out = join(dir, 'small');
+    execFileSync(process.execPath, ['dist/src/eval/resize-clip.js', join(dir, 'clip'), out, '0.5']);
+    const args = ['eval', '--config', join(out, 'config.json'), '--frames', join(out, 'frames'), '--truth', join(out, 'truth.json'), '--fps', '2'];
+    const json = await runCli([...args, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as { frames: number; scale: unknown };
+    expect(report.frames).toBe(clip.frames);
+    expect(report.scale).toEqual({ downscale: 2, minAreaPx: 20, lineMinMarginPx: 2 });
+    const text = await runCli(args);
+    expect(text.stdout).toContain(`${clip.frames} frames (analysed at 1/2, minAreaPx 20, lineMinMarginPx 2)`);
+  }, 60_000);
 
   it('refuses a bad factor with its usage', () => {
     expect(() => execFileSync(process.execPath, ['dist/src/eval/resize-clip.js', 'a', 'b', '0'], { stdio: 'pipe' })).toThrow(/usage: .*FACTOR/);

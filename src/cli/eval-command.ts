@@ -69,7 +69,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
     : undefined;
   const cam = result.cameras[0]!;
   for (const w of cam.warnings) process.stderr.write(`traffic-counter: warning: ${w}\n`);
-  if (values.json) process.stdout.write(`${JSON.stringify({ frames: result.frames, ...report, ...(crossings ? { crossings } : {}), lineReach: cam.lineReach })}\n`);
-  else process.stdout.write(`${formatEvalTable(report)}\n${crossings ? `\n${formatCrossingTable(crossings)}\n` : ''}${result.frames} frames\n`);
+  if (values.json) process.stdout.write(`${JSON.stringify({ frames: result.frames, ...report, ...(crossings ? { crossings } : {}), lineReach: cam.lineReach, scale: cam.scale })}\n`);
+  else {
+    const s = cam.scale;
+    const scale = `analysed at 1/${s.downscale}, minAreaPx ${Math.round(s.minAreaPx)}, lineMinMarginPx ${Math.round(s.lineMinMarginPx * 10) / 10}`;
+    process.stdout.write(`${formatEvalTable(report)}\n${crossings ? `\n${formatCrossingTable(crossings)}\n` : ''}${result.frames} frames (${scale})\n`);
+  }
   return 0;
 }

@@ -28,6 +28,8 @@ export interface ReplayResult {
     /** At the end of the clip: the ROI's reach around each line, and the warnings it gives (see lineReachWarning). */
     lineReach: LineReach[];
     warnings: string[];
+    /** The analyzer's frame-size options in use (fitted to the frames where the config leaves them unset). */
+    scale: { downscale: number; minAreaPx: number; lineMinMarginPx: number };
   }[];
 }
 
@@ -80,7 +82,8 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
     const a = analyzers[i]!;
     const lineReach = a.lineReach();
     const warnings = a.lineReachWarnings(lineReach).map((w) => w.message);
-    return { id: c.id, lines: a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })), lineReach, warnings };
+    const { downscale, minAreaPx, lineMinMarginPx } = a.options;
+    return { id: c.id, lines: a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })), lineReach, warnings, scale: { downscale, minAreaPx, lineMinMarginPx } };
   });
   return result;
 }
