@@ -82,9 +82,9 @@ export const REFERENCE_FRAME = { width: 1280, height: 720 } as const;
 
 /**
  * Keys whose default follows the frame size when a camera leaves them unset. The analyzer's other pixel
- * constants (flow cells, morphology, tracker slack) are in working pixels, and its vehicle-size rules in
- * multiples of the vehicles it measures, so with these three the whole pipeline sees a 640x360, a 1280x720 and
- * a 1920x1080 picture of one road alike: the working picture has about the same number of pixels, and the
+ * constants (flow cells, morphology, the tracker's edge-of-view margin, the line habit's bins) are in working
+ * pixels, and its vehicle-size rules in multiples of the vehicles it measures, so with these three the whole
+ * pipeline sees a 640x360, a 1280x720 and a 1920x1080 picture of one road alike: the working picture has about the same number of pixels, and the
  * smallest vehicle part and the line margin cover the same share of it. (At the 1280x720 values, the shared
  * freeway clip resized to 1920x1080 counted wrong-way phantoms at 1 fps, and resized to 640x360 missed a third
  * of its vehicles: README, "Frame size".)
