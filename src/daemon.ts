@@ -4,6 +4,7 @@
 import type { Config, CameraConfig } from './config/config-types.js';
 import type { CrossingEvent, LineReach } from './analyze/analyzer-types.js';
 import { CameraAnalyzer } from './analyze/camera-analyzer.js';
+import { frameSizeOptions, type FrameSizeOptions } from './analyze/analyzer-options.js';
 import { createChannelFor } from './channel/create-channel.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
 import { CountStore } from './store/count-store.js';
@@ -46,7 +47,7 @@ export interface CameraStats {
    * The analyzer's frame-size options in use (see README, "Frame size"): those the camera left unset are fitted
    * to its first frame; before it, the 1280x720 values.
    */
-  scale: { downscale: number; minAreaPx: number; lineMinMarginPx: number };
+  scale: FrameSizeOptions;
 }
 
 interface CameraPipeline {
@@ -279,7 +280,7 @@ export class Daemon implements AsyncDisposable {
           lineReach,
           status: down ? 'down' : frozen ? 'frozen' : p.analyzer.starting ? 'learning' : 'counting',
           warnings,
-          scale: { downscale: p.analyzer.options.downscale, minAreaPx: p.analyzer.options.minAreaPx, lineMinMarginPx: p.analyzer.options.lineMinMarginPx },
+          scale: frameSizeOptions(p.analyzer.options),
         };
       }),
     };

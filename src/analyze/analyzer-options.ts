@@ -84,12 +84,20 @@ export const REFERENCE_FRAME = { width: 1280, height: 720 } as const;
  * Keys whose default follows the frame size when a camera leaves them unset. The analyzer's other pixel
  * constants (flow cells, morphology, the tracker's edge-of-view margin, the line habit's bins) are in working
  * pixels, and its vehicle-size rules in multiples of the vehicles it measures, so with these three the whole
- * pipeline sees a 640x360, a 1280x720 and a 1920x1080 picture of one road alike: the working picture has about the same number of pixels, and the
- * smallest vehicle part and the line margin cover the same share of it. (At the 1280x720 values, the shared
+ * pipeline sees a 640x360, a 1280x720 and a 1920x1080 picture of one road alike: the working picture has about
+ * the same number of pixels, and the smallest vehicle part and the line margin cover the same share of it. (At the 1280x720 values, the shared
  * freeway clip resized to 1920x1080 counted wrong-way phantoms at 1 fps, and resized to 640x360 missed a third
  * of its vehicles: README, "Frame size".)
  */
 export const FRAME_SIZE_KEYS = ['downscale', 'minAreaPx', 'lineMinMarginPx'] as const;
+
+/** The frame-size options (FRAME_SIZE_KEYS) of a set of options. */
+export type FrameSizeOptions = Pick<AnalyzerOptions, (typeof FRAME_SIZE_KEYS)[number]>;
+
+/** The frame-size options in use, as /api/health and `eval --json` report them. */
+export function frameSizeOptions(o: AnalyzerOptions): FrameSizeOptions {
+  return { downscale: o.downscale, minAreaPx: o.minAreaPx, lineMinMarginPx: o.lineMinMarginPx };
+}
 
 /** A decoded frame's size in full-resolution px, and the scale it was decoded at (see AnalyzerFrame.scale). */
 export interface FrameSize {
@@ -102,7 +110,7 @@ export interface FrameSize {
  * The frame-size defaults for a frame of `size` (see FRAME_SIZE_KEYS): with k = √(area / 1280·720),
  * downscale ≈ 4k (a multiple of the decode scale, which must divide it), minAreaPx 80k², lineMinMarginPx 4k.
  */
-export function frameSizeDefaults(size: FrameSize): { downscale: number; minAreaPx: number; lineMinMarginPx: number } {
+export function frameSizeDefaults(size: FrameSize): FrameSizeOptions {
   const k = Math.sqrt((size.width * size.height) / (REFERENCE_FRAME.width * REFERENCE_FRAME.height));
   const s = size.scale;
   return {

@@ -123,8 +123,8 @@ class ScaledAnalyzer {
   }
 
   /**
-   * CameraAnalyzer.process() in steps, for a caller that shares its thread (the daemon): each step is a few milliseconds of
-   * work and yields the crossings it completed. An ordinary frame is one step; the frame that ends the
+   * CameraAnalyzer.process() in steps, for a caller that shares its thread (the daemon): each step is a few
+   * milliseconds of work and yields the crossings it completed. An ordinary frame is one step; the frame that ends the
    * start-up is dozens (the background median in slices, then each buffered frame of the learning and
    * counting passes), so a caller that lets its event loop run between steps is never held for the ~0.5 s
    * the whole start-up takes. The frame's pixels are read before the first step returns.

@@ -2,6 +2,7 @@
 // margin on one side and then beyond the margin on the other, inside the line's extent, moving that way.
 
 import type { Direction } from './analyzer-types.js';
+import { ANALYZER_DEFAULTS } from './analyzer-options.js';
 import type { LineConfig } from '../config/config-types.js';
 
 /** Per-track, per-line memory; owned by the track. */
@@ -124,7 +125,7 @@ export class LineCounter {
   private readonly binPx: number;
 
   /** `downscale`: full-resolution px per working px (the analyzer's). */
-  constructor(lines: readonly LineConfig[], downscale = 4) {
+  constructor(lines: readonly LineConfig[], downscale: number = ANALYZER_DEFAULTS.downscale) {
     this.binPx = BIN_WORKING_PX * downscale;
     this.ids = lines.map((l) => l.id);
     this.geo = lines.map((l) => {

@@ -4,6 +4,7 @@
 import type { Config } from '../config/config-types.js';
 import type { CrossingEvent, LineReach } from '../analyze/analyzer-types.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
+import { frameSizeOptions, type FrameSizeOptions } from '../analyze/analyzer-options.js';
 import { DirectorySource } from '../source/directory-source.js';
 import { createChannelFor } from '../channel/create-channel.js';
 import type { ChannelOutput } from '../channel/messages.js';
@@ -29,7 +30,7 @@ export interface ReplayResult {
     lineReach: LineReach[];
     warnings: string[];
     /** The analyzer's frame-size options in use (fitted to the frames where the config leaves them unset). */
-    scale: { downscale: number; minAreaPx: number; lineMinMarginPx: number };
+    scale: FrameSizeOptions;
   }[];
 }
 
@@ -82,8 +83,7 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
     const a = analyzers[i]!;
     const lineReach = a.lineReach();
     const warnings = a.lineReachWarnings(lineReach).map((w) => w.message);
-    const { downscale, minAreaPx, lineMinMarginPx } = a.options;
-    return { id: c.id, lines: a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })), lineReach, warnings, scale: { downscale, minAreaPx, lineMinMarginPx } };
+    return { id: c.id, lines: a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })), lineReach, warnings, scale: frameSizeOptions(a.options) };
   });
   return result;
 }
