@@ -1,0 +1,85 @@
+// reverse-clip plays a clip folder backwards (README, "Traffic the other way"): the same frames in reverse order,
+// the truth's directions swapped and its crossings mirrored in time.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { reverseTruth } from '../dist/src/eval/reverse-clip.js';
+import { renderClip } from '../dist/src/source/camera-sim/render-clip.js';
+import { runCli } from './helpers/run-cli.js';
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tc-reverse-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('reverse-clip', () => {
+  it('swaps each line\'s directions and mirrors the crossings in time; twice gives the truth back', () => {
+    const truth = {
+      lines: { a: { in: 2, out: 1 }, b: { in: 0, out: 4 } },
+      events: [
+        { t: 0.4, line: 'a', direction: 'in' as const, x: 10 },
+        { t: 2.6, line: 'a', direction: 'out' as const, frame: 14 },
+        { t: 3.8, line: 'a', direction: 'in' as const },
+      ],
+      rule: 'kept as it is',
+    };
+    // 25 frames at 5 fps: the last frame is at 4.8 s.
+    const rev = reverseTruth(truth, 25, 5);
+    expect(rev.lines).toEqual({ a: { in: 1, out: 2 }, b: { in: 4, out: 0 } });
+    expect(rev.events).toEqual([
+      { t: 1, line: 'a', direction: 'out' },
+      { t: 2.2, line: 'a', direction: 'in', frame: 12 },
+      { t: 4.4, line: 'a', direction: 'out', x: 10 },
+    ]);
+    expect(rev.rule).toBe('kept as it is');
+    expect(reverseTruth(rev, 25, 5)).toEqual({ ...truth, events: [...truth.events].sort((p, q) => p.t - q.t) });
+  });
+
+  it('writes the same frames in reverse order under the same names, the config, and the reversed truth', () => {
+    const dir = tempDir();
+    const src = join(dir, 'clip');
+    mkdirSync(join(src, 'frames'), { recursive: true });
+    const names = ['000001.jpg', '000002.jpg', '000003.jpg'];
+    names.forEach((n, i) => writeFileSync(join(src, 'frames', n), `frame ${i}`));
+    writeFileSync(join(src, 'config.json'), '{"cameras":[]}');
+    writeFileSync(join(src, 'truth.json'), JSON.stringify({ lines: { l: { in: 3, out: 0 } }, events: [{ t: 0.1, line: 'l', direction: 'in' }] }));
+    const out = join(dir, 'rev');
+    execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', src, out, '--fps', '2']);
+    expect(readdirSync(join(out, 'frames')).sort()).toEqual(names);
+    expect(names.map((n) => readFileSync(join(out, 'frames', n), 'utf8'))).toEqual(['frame 2', 'frame 1', 'frame 0']);
+    expect(readFileSync(join(out, 'config.json'), 'utf8')).toBe('{"cameras":[]}');
+    expect(JSON.parse(readFileSync(join(out, 'truth.json'), 'utf8'))).toEqual({ lines: { l: { in: 0, out: 3 } }, events: [{ t: 0.9, line: 'l', direction: 'out' }] });
+  });
+
+  it('a simulated road played backwards is counted as the other way round, crossing by crossing', async () => {
+    const dir = tempDir();
+    await renderClip({ dir: join(dir, 'clip'), seed: 3, fps: 2, durationSec: 40 });
+    execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', join(dir, 'clip'), join(dir, 'rev'), '--fps', '2']);
+    const run = async (c: string) => {
+      const r = await runCli(['eval', '--config', join(dir, c, 'config.json'), '--frames', join(dir, c, 'frames'), '--truth', join(dir, c, 'truth.json'), '--fps', '2', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { rows: { lineId: string; direction: string; auto: number; truth: number }[]; crossings: { precision: number; recall: number } };
+    };
+    const [fwd, rev] = [await run('clip'), await run('rev')];
+    const flip = (d: string) => (d === 'in' ? 'out' : 'in');
+    // Both ways, every line and direction: the vehicles that truly crossed it, and none else.
+    for (const report of [fwd, rev]) {
+      expect(report.rows.reduce((a, r) => a + r.truth, 0)).toBeGreaterThan(10);
+      for (const r of report.rows) expect(r.auto, `${r.lineId}/${r.direction}`).toBe(r.truth);
+    }
+    expect(rev.rows.map((r) => [r.lineId, r.direction, r.truth]).sort()).toEqual(fwd.rows.map((r) => [r.lineId, flip(r.direction), r.truth]).sort());
+    // ... each paired in time with a true crossing (the mirrored truth's times are right).
+    expect([rev.crossings.precision, rev.crossings.recall]).toEqual([1, 1]);
+  }, 90_000);
+
+  it('refuses a folder without frames, and bad arguments, with its usage', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'frames'));
+    expect(() => execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', dir, join(dir, 'out')], { stdio: 'pipe' })).toThrow(/no \.jpg files found/);
+    expect(() => execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', dir], { stdio: 'pipe' })).toThrow(/usage: .*SRC_CLIP DST_CLIP/);
+    expect(() => execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', dir, 'o', '--fps', '0'], { stdio: 'pipe' })).toThrow(/usage:/);
+  });
+});
