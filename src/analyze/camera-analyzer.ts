@@ -12,7 +12,7 @@ import { close, dilate } from './morphology.js';
 import { ComponentLabeler } from './connected-components.js';
 import { componentsToDetections, type Detection } from './blob-filter.js';
 import { PerspectiveModel } from './perspective-model.js';
-import { FlowPrior } from './flow-prior.js';
+import { FlowPrior, STILL } from './flow-prior.js';
 import { GroundPlane } from './ground-plane.js';
 import { LineCounter } from './line-counter.js';
 import { Tracker, type TrackCrossing } from './tracker.js';
@@ -22,6 +22,10 @@ import { lineReachWarning } from './line-reach.js';
 const FIRST_DT_SEC = 0.2;
 // Flow prior cell, working px: about a near lane's width, so opposite directions stay apart.
 const FLOW_CELL = 12;
+// Share of the vehicles seen steadily (see relearnFromSteady) the start-up's usual motion may run against before it
+// is learnt again from them. Against a start-up that learnt it right: at most 18% (simulator seeds 1–9, every
+// scenario and placement; the shared clips, every phase); against the wrong ones found: 35% and 93% (docs/analyzer.md).
+const RELEARN_SHARE = 0.3;
 // At most this many held crossings (see settleHeld and heldCrossingMaxSec; one per vehicle, a few bytes each);
 // beyond it the oldest counts at once.
 const HELD_MAX = 256;
@@ -293,10 +297,17 @@ class ScaledAnalyzer {
     this.initialised = true;
     // Two learning passes over the start-up frames, so the counting pass (and a 1-fps camera) starts
     // knowing the perspective (from blobs that moved) and then the usual motion in ground coordinates.
-    for (const pass of [1, 2]) {
+    // A third pass, only where the second learnt the usual motion against the vehicles it saw steadily, learns it
+    // again from theirs (see relearnFromSteady).
+    let seen: { dets: Detection[]; tMs: number }[] = [];
+    for (const pass of [1, 2, 3]) {
+      if (pass === 3 && !this.relearnFromSteady(seen)) break;
+      seen = [];
       for (const f of frames) {
         this.useClipped(f);
-        this.tracker.step(this.detect(f.planes, f.timeMs), f.timeMs, 0, true);
+        const dets = this.detect(f.planes, f.timeMs);
+        seen.push({ dets, tMs: f.timeMs });
+        this.tracker.step(dets, f.timeMs, 0, true);
         yield [];
       }
       this.tracker.reset();
@@ -306,6 +317,32 @@ class ScaledAnalyzer {
       this.useClipped(f);
       yield this.analyse(f.planes, f.timeMs);
     }
+  }
+
+  /**
+   * Whether the usual motion the start-up learnt is to be learnt again. At 1 fps a vehicle's own step and the step
+   * to the one behind it look alike (see Tracker.steadyTriples), and the start-up's links can settle on the wrong
+   * one over much of the view: traffic moving away learnt as coming nearer, every crossing then refused as a wrong
+   * link or counted the wrong way. Vehicles seen steadily in three frames in a row tell which it is: where, for
+   * RELEARN_SHARE of them (by weight) or more, the learnt motion at their middle sighting runs the other way, it is
+   * replaced by theirs, and the caller's next pass learns on from there. Otherwise nothing changes.
+   */
+  private relearnFromSteady(seen: readonly { dets: readonly Detection[]; tMs: number }[]): boolean {
+    const triples = this.tracker.steadyTriples(seen);
+    let agree = 0, against = 0;
+    for (const t of triples) {
+      const a = this.flow.at(t.d1.x, t.d1.y, t.tSec, true);
+      if (!a || Math.abs(a.along) < STILL) continue;
+      if (a.along * t.along > 0) agree += t.weight;
+      else against += t.weight;
+    }
+    if (!(against > 0 && against >= RELEARN_SHARE * (agree + against))) return false;
+    this.flow.reset();
+    // Each triple votes over its whole way, first sighting to last, as a confirmed link votes over its step.
+    for (const t of triples) {
+      this.flow.vote(t.d0.x, t.d0.y, t.d2.x, t.d2.y, t.along, t.lateral, t.weight, t.tSec);
+    }
+    return true;
   }
 
   /** Makes a start-up frame's clipped shares those of the frame segmented next (see segment). */

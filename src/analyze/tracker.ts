@@ -80,6 +80,20 @@ interface Candidate {
 
 // Appearance: a thumbnail distance of APPEARANCE_SCALE grey levels costs about as much as a positional
 // error at the edge of the gate; beyond MAX_APPEARANCE × that it is another vehicle.
+/** A vehicle seen in three frames in a row at a steady speed (see Tracker.steadyTriples). */
+export interface SteadyTriple {
+  d0: Detection;
+  d1: Detection;
+  d2: Detection;
+  /** Speed along / across the road axis, vehicle sizes per second (as FlowPrior's). */
+  along: number;
+  lateral: number;
+  /** Its blob's share of one vote (split among the triples that blob starts). */
+  weight: number;
+  /** Time of the middle sighting, s. */
+  tSec: number;
+}
+
 const APPEARANCE_SCALE = 30;
 const MAX_APPEARANCE = 4;
 const MAX_SIZE_RATIO = Math.log(3);
@@ -232,9 +246,7 @@ export class Tracker {
           // No motion known: anything up to the plausible speed along the road axis (the line normal), in
           // ground units, so a jump from near to far is judged by the distance on the road, not in pixels;
           // appearance, not distance, must decide, since at 1 fps the nearest blob is often the follower.
-          const slack = 0.5 / dt; // half a vehicle of centroid jitter, as a speed
-          const maxAlong = this.p.maxSpeedSizesPerSec + slack;
-          const latMax = 1.2 * slack + 1.5 * Math.abs(gAlong); // roads may cross a line up to ~56° off square
+          const { maxAlong, latMax } = this.freeBounds(dt, gAlong);
           if (Math.abs(gAlong) > maxAlong || Math.abs(gLat) > latMax) continue;
           cost = 0.3 + 0.2 * (Math.abs(gLat) / latMax) + 0.2 * (Math.abs(gAlong) / maxAlong);
         }
@@ -859,6 +871,66 @@ export class Tracker {
       margin: Math.max(this.p.lineMinMarginPx, this.p.lineMarginFrac * D.size),
       accept: (_line, direction, cx, cy) => this.withFlow(direction, cx, cy, tMs) ?? (this.p.heldCrossingMaxSec > 0 ? 'later' : true),
     };
+  }
+
+  /**
+   * Bounds of a link with no motion known (a new track's first), sizes per second, `dt` s long and running `along`
+   * the road axis: up to the plausible speed along it, and sideways at most 1.5 times that (roads may cross a line
+   * up to ~56° off square), each with half a vehicle of centroid jitter as slack.
+   */
+  private freeBounds(dt: number, along: number): { maxAlong: number; latMax: number } {
+    const slack = 0.5 / dt;
+    return { maxAlong: this.p.maxSpeedSizesPerSec + slack, latMax: 1.2 * slack + 1.5 * Math.abs(along) };
+  }
+
+  /**
+   * The vehicles seen steadily in three consecutive frames of `frames` (in time order: the start-up's buffered
+   * frames, see CameraAnalyzer.relearnFromSteady). At 1 fps two sightings cannot tell a vehicle's own step from
+   * the step to its follower (traffic moving up the image 2 sizes a second, 4 sizes apart, looks the same as
+   * traffic moving down 2 sizes a second), and which one the first links of a start-up settle on is chance. A
+   * third sighting where the same speed takes it decides: a wrong pairing is only continued where three vehicles
+   * happen to follow at equal gaps. Each blob of a frame weighs 1 in all, shared among the triples it starts
+   * (by likeness).
+   */
+  steadyTriples(frames: readonly { dets: readonly Detection[]; tMs: number }[]): SteadyTriple[] {
+    const G = this.ground;
+    G.refresh();
+    const P = this.persp;
+    const sizeRef = P.ready ? P.size(this.yref) : NaN;
+    const out: SteadyTriple[] = [];
+    for (let f = 0; f + 2 < frames.length; f++) {
+      const [A, B, C] = [frames[f]!, frames[f + 1]!, frames[f + 2]!];
+      const dt1 = (B.tMs - A.tMs) / 1000, dt2 = (C.tMs - B.tMs) / 1000;
+      if (!(dt1 > 0 && dt2 > 0) || dt1 > this.p.trackMaxMissedSec || dt2 > this.p.trackMaxMissedSec) continue;
+      for (const D0 of A.dets) {
+        const n = this.nearestNormal(D0.x, D0.y);
+        const first = out.length;
+        for (const D1 of B.dets) {
+          const gvx = (G.gx(D1.x, D1.y) - G.gx(D0.x, D0.y)) / dt1, gvy = (G.gy(D1.y) - G.gy(D0.y)) / dt1;
+          const unit = this.speedUnit(sizeRef, D0.y, D1.y, D0.size, D1.size);
+          const along = (gvx * n.nx + gvy * n.ny) / unit, lateral = (gvx * n.ny - gvy * n.nx) / unit;
+          // A link a new track could make (see step): moving, at a plausible speed, mostly along the road axis.
+          const { maxAlong, latMax } = this.freeBounds(dt1, along);
+          if (Math.hypot(along, lateral) < STILL || Math.abs(along) > maxAlong || Math.abs(lateral) > latMax) continue;
+          const l01 = likeness(D0, D1, P.ready ? P.size(D1.y) / P.size(D0.y) : 1);
+          if (!l01) continue;
+          const [px, py] = G.moved(D1.x, D1.y, gvx * dt2, gvy * dt2);
+          if (Number.isNaN(py)) continue;
+          // Within half a typical vehicle of where the same speed takes it: speed changes little in a second.
+          const R = 0.5 * (P.ready ? P.size(py) : D1.size);
+          for (const D2 of C.dets) {
+            if (Math.hypot(D2.x - px, D2.y - py) > R) continue;
+            const l12 = likeness(D1, D2, P.ready ? P.size(D2.y) / P.size(D1.y) : 1);
+            if (!l12) continue;
+            out.push({ d0: D0, d1: D1, d2: D2, along, lateral, weight: Math.exp(-l01.app * l01.app - l12.app * l12.app), tSec: B.tMs / 1000 });
+          }
+        }
+        let sum = 0;
+        for (let k = first; k < out.length; k++) sum += out[k]!.weight;
+        if (sum > 1) for (let k = first; k < out.length; k++) out[k]!.weight /= sum;
+      }
+    }
+    return out;
   }
 
   /**
