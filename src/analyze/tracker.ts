@@ -78,8 +78,6 @@ interface Candidate {
   lateral: number;
 }
 
-// Appearance: a thumbnail distance of APPEARANCE_SCALE grey levels costs about as much as a positional
-// error at the edge of the gate; beyond MAX_APPEARANCE × that it is another vehicle.
 /** A vehicle seen in three frames in a row at a steady speed (see Tracker.steadyTriples). */
 export interface SteadyTriple {
   d0: Detection;
@@ -94,6 +92,8 @@ export interface SteadyTriple {
   tSec: number;
 }
 
+// Appearance: a thumbnail distance of APPEARANCE_SCALE grey levels costs about as much as a positional
+// error at the edge of the gate; beyond MAX_APPEARANCE × that it is another vehicle.
 const APPEARANCE_SCALE = 30;
 const MAX_APPEARANCE = 4;
 const MAX_SIZE_RATIO = Math.log(3);
@@ -875,8 +875,8 @@ export class Tracker {
 
   /**
    * Bounds of a link with no motion known (a new track's first), sizes per second, `dt` s long and running `along`
-   * the road axis: up to the plausible speed along it, and sideways at most 1.5 times that (roads may cross a line
-   * up to ~56° off square), each with half a vehicle of centroid jitter as slack.
+   * the road axis: along it up to the plausible speed, sideways up to 1.5 times its speed along (roads may cross a
+   * line up to ~56° off square), each with half a vehicle of centroid jitter as slack.
    */
   private freeBounds(dt: number, along: number): { maxAlong: number; latMax: number } {
     const slack = 0.5 / dt;
