@@ -15,7 +15,7 @@ import { PerspectiveModel } from './perspective-model.js';
 import { FlowPrior, STILL } from './flow-prior.js';
 import { GroundPlane } from './ground-plane.js';
 import { LineCounter } from './line-counter.js';
-import { Tracker, type TrackCrossing } from './tracker.js';
+import { Tracker, type SteadySighting, type SteadyTriple, type TrackCrossing } from './tracker.js';
 import { lineReachWarning } from './line-reach.js';
 
 // Frame interval assumed for the first frame after start-up (only scales the first background update).
@@ -29,6 +29,7 @@ const RELEARN_SHARE = 0.3;
 // At most this many held crossings (see settleHeld and heldCrossingMaxSec; one per vehicle, a few bytes each);
 // beyond it the oldest counts at once.
 const HELD_MAX = 256;
+
 // The start-up median runs in slices of about this many pixel-frames (a few ms each), each a step of its own
 // (see steps()).
 const MEDIAN_STEP_SAMPLES = 30_000;
@@ -37,6 +38,13 @@ const DT_KEEP = 15;
 /** Points sampled along each line, and steps along a motion, for lineReach. */
 const REACH_POINTS = 9;
 const REACH_MARCH = 64;
+
+/** A start-up frame, buffered until the background is learnt: its ROI planes and clipped shares (0–255). */
+interface BootstrapFrame {
+  planes: Planes;
+  clipped: Uint8Array;
+  timeMs: number;
+}
 
 /**
  * One camera's analyzer at a given working scale. The frame-size options (see FRAME_SIZE_KEYS) are known only
@@ -76,7 +84,7 @@ class ScaledAnalyzer {
   private readonly lineCounter: LineCounter;
   private readonly tracker: Tracker;
   /** Start-up frames, with the share of clipped samples per pixel (see sampleRoi) in 1/255ths. */
-  private bootstrap: { planes: Planes; clipped: Uint8Array; timeMs: number }[] = [];
+  private bootstrap: BootstrapFrame[] = [];
   /** Crossings held until the usual motion where they happened is known (see settleHeld), oldest first. */
   private held: { crossing: TrackCrossing; event: CrossingEvent; sinceMs: number }[] = [];
   private initialised = false;
@@ -297,22 +305,17 @@ class ScaledAnalyzer {
     this.initialised = true;
     // Two learning passes over the start-up frames, so the counting pass (and a 1-fps camera) starts
     // knowing the perspective (from blobs that moved) and then the usual motion in ground coordinates.
+    yield* this.learningPass(frames);
+    this.flow.reset();
+    const seen = yield* this.learningPass(frames);
     // A third pass, only where the second learnt the usual motion against the vehicles it saw steadily, learns it
-    // again from theirs (see relearnFromSteady).
-    let seen: { dets: Detection[]; tMs: number }[] = [];
-    for (const pass of [1, 2, 3]) {
-      if (pass === 3 && !this.relearnFromSteady(seen)) break;
-      seen = [];
-      for (const f of frames) {
-        this.useClipped(f);
-        const dets = this.detect(f.planes, f.timeMs);
-        seen.push({ dets, tMs: f.timeMs });
-        this.tracker.step(dets, f.timeMs, 0, true);
-        yield [];
-      }
-      this.tracker.reset();
-      if (pass === 1) this.flow.reset();
+    // again from theirs (see relearnFromSteady). They are looked for one frame per step.
+    const triples: SteadyTriple[] = [];
+    for (let f = 0; f + 2 < seen.length; f++) {
+      this.tracker.steadyTriples(seen[f]!, seen[f + 1]!, seen[f + 2]!, triples);
+      yield [];
     }
+    if (this.relearnFromSteady(triples)) yield* this.learningPass(frames);
     for (const f of frames) {
       this.useClipped(f);
       yield this.analyse(f.planes, f.timeMs);
@@ -327,8 +330,7 @@ class ScaledAnalyzer {
    * RELEARN_SHARE of them (by weight) or more, the learnt motion at their middle sighting runs the other way, it is
    * replaced by theirs, and the caller's next pass learns on from there. Otherwise nothing changes.
    */
-  private relearnFromSteady(seen: readonly { dets: readonly Detection[]; tMs: number }[]): boolean {
-    const triples = this.tracker.steadyTriples(seen);
+  private relearnFromSteady(triples: readonly SteadyTriple[]): boolean {
     let agree = 0, against = 0;
     for (const t of triples) {
       const a = this.flow.at(t.d1.x, t.d1.y, t.tSec, true);
@@ -343,6 +345,20 @@ class ScaledAnalyzer {
       this.flow.vote(t.d0.x, t.d0.y, t.d2.x, t.d2.y, t.along, t.lateral, t.weight, t.tSec);
     }
     return true;
+  }
+
+  /** One learning pass over the start-up frames, one step per frame (nothing is counted); each frame's blobs. */
+  private *learningPass(frames: readonly BootstrapFrame[]): Generator<CrossingEvent[], SteadySighting[], undefined> {
+    const seen: SteadySighting[] = [];
+    for (const f of frames) {
+      this.useClipped(f);
+      const dets = this.detect(f.planes, f.timeMs);
+      seen.push({ dets, tMs: f.timeMs });
+      this.tracker.step(dets, f.timeMs, 0, true);
+      yield [];
+    }
+    this.tracker.reset();
+    return seen;
   }
 
   /** Makes a start-up frame's clipped shares those of the frame segmented next (see segment). */

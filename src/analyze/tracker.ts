@@ -78,6 +78,12 @@ interface Candidate {
   lateral: number;
 }
 
+/** One start-up frame's detections and time (see Tracker.steadyTriples). */
+export interface SteadySighting {
+  readonly dets: readonly Detection[];
+  readonly tMs: number;
+}
+
 /** A vehicle seen in three frames in a row at a steady speed (see Tracker.steadyTriples). */
 export interface SteadyTriple {
   d0: Detection;
@@ -223,9 +229,8 @@ export class Tracker {
         let cost: number;
         // Speed of this link in ground coordinates across / along the line, sizes per second.
         const unit = dt * this.speedUnit(sizeRef, T.y, D.y, T.det.size, D.size);
-        const gdx = G.gx(D.x, D.y) - tgx, gdy = G.gy(D.y) - tgy;
-        const gAlong = (gdx * n.nx + gdy * n.ny) / unit;
-        const gLat = (gdx * n.ny - gdy * n.nx) / unit;
+        const [a, l] = groundToAlongLateral(G.gx(D.x, D.y) - tgx, G.gy(D.y) - tgy, n);
+        const gAlong = a / unit, gLat = l / unit;
         if (mode !== 'free') {
           // A track missed in the last frame had not stopped where it was (it would have been seen there):
           // it went at least half as far as predicted. Otherwise a lingering track, already counted,
@@ -251,7 +256,7 @@ export class Tracker {
           cost = 0.3 + 0.2 * (Math.abs(gLat) / latMax) + 0.2 * (Math.abs(gAlong) / maxAlong);
         }
         // Size change is expected from perspective; before it is learned, only gross changes are refused.
-        const like = likeness(T.det, D, this.persp.ready ? this.persp.size(D.y) / this.persp.size(T.y) : 1);
+        const like = this.alike(T.det, D);
         if (!like) continue;
         const { lr, app } = like;
         cost += 0.7 * app + (this.persp.ready ? 0.5 * lr : 0);
@@ -883,54 +888,54 @@ export class Tracker {
     return { maxAlong: this.p.maxSpeedSizesPerSec + slack, latMax: 1.2 * slack + 1.5 * Math.abs(along) };
   }
 
+  /** How unlike b is to a (see likeness), with the size change perspective expects between their rows once learnt. */
+  private alike(a: Detection, b: Detection): { lr: number; app: number } | undefined {
+    return likeness(a, b, this.persp.ready ? this.persp.size(b.y) / this.persp.size(a.y) : 1);
+  }
+
   /**
-   * The vehicles seen steadily in three consecutive frames of `frames` (in time order: the start-up's buffered
-   * frames, see CameraAnalyzer.relearnFromSteady). At 1 fps two sightings cannot tell a vehicle's own step from
-   * the step to its follower (traffic moving up the image 2 sizes a second, 4 sizes apart, looks the same as
-   * traffic moving down 2 sizes a second), and which one the first links of a start-up settle on is chance. A
-   * third sighting where the same speed takes it decides: a wrong pairing is only continued where three vehicles
-   * happen to follow at equal gaps. Each blob of a frame weighs 1 in all, shared among the triples it starts
-   * (by likeness).
+   * Adds to `out` the vehicles seen steadily in the three consecutive frames A, B, C (start-up frames, see
+   * CameraAnalyzer.relearnFromSteady). At 1 fps two sightings cannot tell a vehicle's own step from the step to its
+   * follower (traffic moving up the image 2 sizes a second, 4 sizes apart, looks the same as traffic moving down
+   * 2 sizes a second), and which one the first links of a start-up settle on is chance. A third sighting where the
+   * same speed takes it decides: a wrong pairing is only continued where three vehicles happen to follow at equal
+   * gaps. Each blob of A weighs 1 in all, shared among the triples it starts (by likeness).
    */
-  steadyTriples(frames: readonly { dets: readonly Detection[]; tMs: number }[]): SteadyTriple[] {
+  steadyTriples(A: SteadySighting, B: SteadySighting, C: SteadySighting, out: SteadyTriple[]): void {
+    const dt1 = (B.tMs - A.tMs) / 1000, dt2 = (C.tMs - B.tMs) / 1000;
+    if (!(dt1 > 0 && dt2 > 0) || dt1 > this.p.trackMaxMissedSec || dt2 > this.p.trackMaxMissedSec) return;
     const G = this.ground;
     G.refresh();
     const P = this.persp;
     const sizeRef = P.ready ? P.size(this.yref) : NaN;
-    const out: SteadyTriple[] = [];
-    for (let f = 0; f + 2 < frames.length; f++) {
-      const [A, B, C] = [frames[f]!, frames[f + 1]!, frames[f + 2]!];
-      const dt1 = (B.tMs - A.tMs) / 1000, dt2 = (C.tMs - B.tMs) / 1000;
-      if (!(dt1 > 0 && dt2 > 0) || dt1 > this.p.trackMaxMissedSec || dt2 > this.p.trackMaxMissedSec) continue;
-      for (const D0 of A.dets) {
-        const n = this.nearestNormal(D0.x, D0.y);
-        const first = out.length;
-        for (const D1 of B.dets) {
-          const gvx = (G.gx(D1.x, D1.y) - G.gx(D0.x, D0.y)) / dt1, gvy = (G.gy(D1.y) - G.gy(D0.y)) / dt1;
-          const unit = this.speedUnit(sizeRef, D0.y, D1.y, D0.size, D1.size);
-          const along = (gvx * n.nx + gvy * n.ny) / unit, lateral = (gvx * n.ny - gvy * n.nx) / unit;
-          // A link a new track could make (see step): moving, at a plausible speed, mostly along the road axis.
-          const { maxAlong, latMax } = this.freeBounds(dt1, along);
-          if (Math.hypot(along, lateral) < STILL || Math.abs(along) > maxAlong || Math.abs(lateral) > latMax) continue;
-          const l01 = likeness(D0, D1, P.ready ? P.size(D1.y) / P.size(D0.y) : 1);
-          if (!l01) continue;
-          const [px, py] = G.moved(D1.x, D1.y, gvx * dt2, gvy * dt2);
-          if (Number.isNaN(py)) continue;
-          // Within half a typical vehicle of where the same speed takes it: speed changes little in a second.
-          const R = 0.5 * (P.ready ? P.size(py) : D1.size);
-          for (const D2 of C.dets) {
-            if (Math.hypot(D2.x - px, D2.y - py) > R) continue;
-            const l12 = likeness(D1, D2, P.ready ? P.size(D2.y) / P.size(D1.y) : 1);
-            if (!l12) continue;
-            out.push({ d0: D0, d1: D1, d2: D2, along, lateral, weight: Math.exp(-l01.app * l01.app - l12.app * l12.app), tSec: B.tMs / 1000 });
-          }
+    for (const D0 of A.dets) {
+      const n = this.nearestNormal(D0.x, D0.y);
+      const first = out.length;
+      for (const D1 of B.dets) {
+        const gvx = (G.gx(D1.x, D1.y) - G.gx(D0.x, D0.y)) / dt1, gvy = (G.gy(D1.y) - G.gy(D0.y)) / dt1;
+        const unit = this.speedUnit(sizeRef, D0.y, D1.y, D0.size, D1.size);
+        const [a, l] = groundToAlongLateral(gvx, gvy, n);
+        const along = a / unit, lateral = l / unit;
+        // A link a new track could make (see step): moving, at a plausible speed, mostly along the road axis.
+        const { maxAlong, latMax } = this.freeBounds(dt1, along);
+        if (Math.hypot(along, lateral) < STILL || Math.abs(along) > maxAlong || Math.abs(lateral) > latMax) continue;
+        const l01 = this.alike(D0, D1);
+        if (!l01) continue;
+        const [px, py] = G.moved(D1.x, D1.y, gvx * dt2, gvy * dt2);
+        if (Number.isNaN(py)) continue;
+        // Within half a typical vehicle of where the same speed takes it: speed changes little in a second.
+        const R = 0.5 * (P.ready ? P.size(py) : D1.size);
+        for (const D2 of C.dets) {
+          if (Math.hypot(D2.x - px, D2.y - py) > R) continue;
+          const l12 = this.alike(D1, D2);
+          if (!l12) continue;
+          out.push({ d0: D0, d1: D1, d2: D2, along, lateral, weight: Math.exp(-l01.app * l01.app - l12.app * l12.app), tSec: B.tMs / 1000 });
         }
-        let sum = 0;
-        for (let k = first; k < out.length; k++) sum += out[k]!.weight;
-        if (sum > 1) for (let k = first; k < out.length; k++) out[k]!.weight /= sum;
       }
+      let sum = 0;
+      for (let k = first; k < out.length; k++) sum += out[k]!.weight;
+      if (sum > 1) for (let k = first; k < out.length; k++) out[k]!.weight /= sum;
     }
-    return out;
   }
 
   /**
@@ -1109,6 +1114,11 @@ function likeness(a: Detection, b: Detection, expRatio: number): { lr: number; a
   if (lr > MAX_SIZE_RATIO) return undefined;
   const app = thumbDistance(a.thumb, b.thumb) / APPEARANCE_SCALE;
   return app > MAX_APPEARANCE ? undefined : { lr, app };
+}
+
+/** A ground x/y motion as its parts across (along the normal n) and along a line (see alongLateralToGround). */
+function groundToAlongLateral(gx: number, gy: number, n: { readonly nx: number; readonly ny: number }): [number, number] {
+  return [gx * n.nx + gy * n.ny, gx * n.ny - gy * n.nx];
 }
 
 /** A motion given across (along the normal n) and along a line, as ground x/y: (n.ny, −n.nx) runs along the line. */
