@@ -308,16 +308,31 @@ export class Tracker {
     // A track that just got its first link may be the continuation of a track seen once, one interval
     // earlier, that found no link (at 1 fps a vehicle's first step can be too long, or run against the
     // usual motion where both directions' lanes meet): that sighting is taken over, and a line between the
-    // two counts.
+    // two counts. Or of the first sighting of a track whose first link stood still there (see standingBirth):
+    // that sighting is taken over from it the same way.
     // Refuted tracks (see refutedCuts) end as if taken over: nothing takes over their sighting either.
     const absorbed = new Set<Track>(refuted);
     if (!learnOnly) {
       for (const f of firstLinks) {
         const U = this.earlierSighting(f.T, f.born, f.bornT, tMs, trackUsed, absorbed);
-        if (!U) continue;
-        absorbed.add(U);
-        // (U was seen at U.lastT: a frame was watched then.)
-        this.observeUnseenFrom(f.T, f.T.det, U.x, U.y, U.lastT, f.T.firstX, f.T.firstY, f.bornT, f.T.det.x, f.T.det.y, U.lastT, tMs, crossings, dupWindowMs);
+        if (U) {
+          absorbed.add(U);
+          // (U was seen at U.lastT: a frame was watched then.)
+          this.observeUnseenFrom(f.T, f.T.det, U.x, U.y, U.lastT, f.T.firstX, f.T.firstY, f.bornT, f.T.det.x, f.T.det.y, U.lastT, tMs, crossings, dupWindowMs);
+          continue;
+        }
+        const S = this.standingBirth(f.T, f.born, f.bornT, tMs, absorbed);
+        if (!S) continue;
+        const b = S.trail[0]!;
+        this.dropBirth(S);
+        // The step taken over is a link confirmed by the next, and votes as one (before its crossing is judged, as a
+        // confirmed link's does): where it was made, the usual motion had the standing link win (thin, or learnt
+        // the wrong way: traffic moving away is first seen near the camera, where nothing confirmed has yet passed).
+        const n = this.nearestNormal(b.d.x, b.d.y);
+        const unit = ((f.bornT - b.t) / 1000) * this.speedUnit(sizeRef, b.d.y, f.born.y, b.d.size, f.born.size);
+        const [a, l] = groundToAlongLateral(G.gx(f.born.x, f.born.y) - G.gx(b.d.x, b.d.y), G.gy(f.born.y) - G.gy(b.d.y), n);
+        this.flow.vote(b.d.x, b.d.y, f.born.x, f.born.y, a / unit, l / unit, 1, tSec);
+        this.observeUnseenFrom(f.T, f.T.det, b.d.x, b.d.y, b.t, f.T.firstX, f.T.firstY, f.bornT, f.T.det.x, f.T.det.y, b.t, tMs, crossings, dupWindowMs);
       }
     }
 
@@ -748,11 +763,8 @@ export class Tracker {
    */
   private earlierSighting(T: Track, born: Detection, bornT: number, tMs: number, trackUsed: Uint8Array, taken: Set<Track>): Track | undefined {
     const interval = tMs - bornT;
-    const [bx, by] = this.stepBack(born, T);
-    if (Number.isNaN(by)) return undefined;
-    const mx = bx - born.x, my = by - born.y;
-    const m2 = mx * mx + my * my;
-    if (m2 === 0) return undefined;
+    const back = this.linkBack(born, T);
+    if (!back) return undefined;
     let best: Track | undefined, bestCost = Infinity;
     // Tracks not linked in this frame, and those that ended in the last: a track seen once with no usual motion
     // where it is ends in the frame it is missed (see step), which at 1 fps is the frame its vehicle's next
@@ -761,16 +773,82 @@ export class Tracker {
     for (const U of pool) {
       if (U === T || taken.has(U) || U.hasVel || U.hits !== 1) continue;
       if (Math.abs(U.lastT - (bornT - interval)) > 0.5 * interval) continue;
-      const grow = this.persp.ready ? this.persp.size(U.y) / this.persp.size(born.y) : 1;
-      const { k, e } = onStep(born.x, born.y, mx, my, 0, this.kMax(grow), U.x, U.y);
-      const R = 0.6 * born.size * Math.max(1, grow) + 0.25 * Math.sqrt(m2);
-      if (e > R) continue;
-      const like = likeness(born, U.det, grow);
-      if (!like) continue;
-      const cost = e / R + SPEED_CHANGE_COST * Math.abs(1 - k) + 0.7 * like.app + 0.5 * like.lr;
+      const cost = this.backCost(born, back, U.det, false);
       if (cost < bestCost) { bestCost = cost; best = U; }
     }
     return best;
+  }
+
+  /**
+   * The track whose first sighting, one interval before T's first sighting `born`, lies where T's first link run
+   * back one interval puts it (as for earlierSighting), and whose own first link, to the frame T was born in,
+   * stood still there: at 1 fps a platoon whose gaps are one interval's travel looks parked, each vehicle's follower
+   * arriving where it was, and where the usual motion is thin or wrong a vehicle's first sighting links to its
+   * follower. That sighting was T's vehicle; the standing track is the follower's. Undefined if none.
+   */
+  private standingBirth(T: Track, born: Detection, bornT: number, tMs: number, taken: Set<Track>): Track | undefined {
+    const interval = tMs - bornT;
+    // Three frames in a row: T's first link missed none (nor does the standing track's, below).
+    if (T.missed > 0 || T.trail[T.trail.length - 1]!.missed > 0) return undefined;
+    const back = this.linkBack(born, T);
+    if (!back) return undefined;
+    let best: Track | undefined, bestCost = Infinity;
+    for (const S of this.tracks) {
+      if (S === T || taken.has(S) || S.hits < 2 || S.trail.length !== S.hits) continue;
+      const s0 = S.trail[0]!, s1 = S.trail[1]!;
+      if (Math.abs(s0.t - (bornT - interval)) > 0.5 * interval || s1.missed > 0 || Math.abs(s1.t - bornT) > 0.5 * interval) continue;
+      // Its first link stood still (moved less than STILL of its size a second), and it has counted nothing.
+      if (Math.hypot(s1.d.x - s0.d.x, s1.d.y - s0.d.y) > STILL * s0.d.size * ((s1.t - s0.t) / 1000)) continue;
+      if (S.lines.counted.some((c) => c !== 0)) continue;
+      const U = s0.d;
+      // A follower stands where the vehicle was only if the vehicle went on by a vehicle's length at least.
+      if (Math.hypot(born.x - U.x, born.y - U.y) < 0.5 * (born.size + U.size)) continue;
+      // The step back may reach far beyond the frame (near the camera): the gate allows for the error of the part
+      // of it taken, not of all of it (with all of it, a car of the lane beside was taken over: backward freeway).
+      const cost = this.backCost(born, back, U, true);
+      if (cost < bestCost) { bestCost = cost; best = S; }
+    }
+    return best;
+  }
+
+  /** T's first link from `born`, run back one interval (see stepBack), as a step from `born`; undefined if none. */
+  private linkBack(born: Detection, T: Track): { mx: number; my: number; m2: number } | undefined {
+    const [bx, by] = this.stepBack(born, T);
+    if (Number.isNaN(by)) return undefined;
+    const mx = bx - born.x, my = by - born.y;
+    const m2 = mx * mx + my * my;
+    return m2 === 0 ? undefined : { mx, my, m2 };
+  }
+
+  /**
+   * How well blob U fits as the sighting one interval before `born` along the step `back` (from standing still there
+   * to a growing vehicle's longer step, as for a prediction), with a size and look that fit; Infinity if it does
+   * not. The gate allows for the error of all of the step or, with `partGate`, of the part of it up to U.
+   */
+  private backCost(born: Detection, back: { mx: number; my: number; m2: number }, U: Detection, partGate: boolean): number {
+    const grow = this.persp.ready ? this.persp.size(U.y) / this.persp.size(born.y) : 1;
+    const { k, e } = onStep(born.x, born.y, back.mx, back.my, 0, this.kMax(grow), U.x, U.y);
+    const R = 0.6 * born.size * Math.max(1, grow) + 0.25 * (partGate ? k : 1) * Math.sqrt(back.m2);
+    if (e > R) return Infinity;
+    const like = likeness(born, U, grow);
+    if (!like) return Infinity;
+    return e / R + SPEED_CHANGE_COST * Math.abs(1 - k) + 0.7 * like.app + 0.5 * like.lr;
+  }
+
+  /** S starts again from its second sighting: its first was another vehicle's (see standingBirth). */
+  private dropBirth(S: Track): void {
+    S.trail.shift();
+    S.hits--;
+    const f = S.trail[0]!.d;
+    S.firstX = f.x;
+    S.firstY = f.y;
+    S.farX = S.x;
+    S.farY = S.y;
+    // Seen once now: no motion of its own.
+    if (S.hits === 1) {
+      S.hasVel = false;
+      S.vx = S.vy = S.lastVx = S.lastVy = 0;
+    }
   }
 
   /**
