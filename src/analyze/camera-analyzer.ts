@@ -29,7 +29,6 @@ const RELEARN_SHARE = 0.3;
 // At most this many held crossings (see settleHeld and heldCrossingMaxSec; one per vehicle, a few bytes each);
 // beyond it the oldest counts at once.
 const HELD_MAX = 256;
-
 // The start-up median runs in slices of about this many pixel-frames (a few ms each), each a step of its own
 // (see steps()).
 const MEDIAN_STEP_SAMPLES = 30_000;

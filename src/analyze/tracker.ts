@@ -788,12 +788,14 @@ export class Tracker {
    */
   private standingBirth(T: Track, born: Detection, bornT: number, tMs: number, taken: Set<Track>): Track | undefined {
     const interval = tMs - bornT;
-    // Three frames in a row: T's first link missed none (nor does the standing track's, below).
-    if (T.missed > 0 || T.trail[T.trail.length - 1]!.missed > 0) return undefined;
+    // Three frames in a row: T's first link missed none (its sighting records the frames missed before it; T.missed
+    // is already 0), nor does the standing track's, below.
+    if (T.trail[T.trail.length - 1]!.missed > 0) return undefined;
     const back = this.linkBack(born, T);
     if (!back) return undefined;
     let best: Track | undefined, bestCost = Infinity;
     for (const S of this.tracks) {
+      // (Its first sighting must still be in its trail.)
       if (S === T || taken.has(S) || S.hits < 2 || S.trail.length !== S.hits) continue;
       const s0 = S.trail[0]!, s1 = S.trail[1]!;
       if (Math.abs(s0.t - (bornT - interval)) > 0.5 * interval || s1.missed > 0 || Math.abs(s1.t - bornT) > 0.5 * interval) continue;
