@@ -3,7 +3,7 @@
 // beyond the line was inside it, and crossed the line with it.
 import { expect, test } from 'vitest';
 import type { Detection } from '../dist/src/analyze/blob-filter.js';
-import { LINE_Y, car, crossingsOf as run, merged, shrunk, sizeAt } from './helpers/tracker-rig.js';
+import { LINE_Y, car, crossingsOf as run, merged, rowsAtConstantSpeed, shrunk, sizeAt, withDownFlow } from './helpers/tracker-rig.js';
 
 /** A blob of a fraction `f` of a vehicle's area at (x, y). */
 const piece = (x: number, y: number, f: number): Detection => shrunk(car(x, y), f);
@@ -74,4 +74,44 @@ test('a vehicle seen first past the line where the road one step back was empty 
   // The same vehicle, but 250 px to the side of the oncoming blob: it could have been seen before the line, and was not.
   const frames = meeting(goingUp).map((dets) => dets.map((d, j) => (j === 1 ? car(965, d.y) : d)));
   expect(run(frames)).toEqual([[0, 'in']]);
+});
+
+// A car creeping past a bus standing in the next lane is inside the bus's blob until it comes out of it past the
+// line; one interval back it was still within the line's margin, two intervals back well before the line, inside
+// the blob all the while (the reversed boulevard clip at 2.5 fps). The usual motion there runs down the image.
+const bus = merged(car(640, 330), car(640, 390));
+// The car's rows at constant road speed, down the image (in): 370.6 and 401.4 inside the bus's blob (rows 296–434),
+// then 440, 490 and 557 seen on its own, out of it.
+const passing = rowsAtConstantSpeed(1 / 340 + 4 * (1 / 340 - 1 / 390), 1 / 340 - 1 / 390, 7);
+
+test('a car that comes out of a standing blob past the line, inside it since before the line, is counted', () => {
+  const margin = (y: number): number => 0.2 * sizeAt(y);
+  expect(LINE_Y - passing[2]!).toBeGreaterThan(margin(passing[2]!));
+  expect(Math.abs(passing[3]! - LINE_Y)).toBeLessThan(margin(passing[3]!));
+  expect(passing[4]! - LINE_Y).toBeGreaterThan(margin(passing[4]!));
+  for (const y of passing.slice(2, 4)) expect(y > bus.by && y < bus.by + bus.bh).toBe(true);
+  expect(passing[4]! > bus.by + bus.bh).toBe(true);
+  const frames = passing.map((y, k) => (k < 4 ? [bus] : [bus, car(650, y)]));
+  expect(run(frames, withDownFlow([600, 650, 700], 250, 650).T)).toEqual([[0, 'in']]);
+});
+
+test('a car first seen past the line out of a blob that hid it for one interval only is not counted', () => {
+  // Vehicles going the other way, 100 px a second up the image, one blob, the car at its right edge: one interval
+  // before the car was first seen it was inside that blob, two intervals before above it, in view, and it was not
+  // seen there.
+  const blob = (k: number): Detection => oncoming(660 - 100 * k);
+  const inBlob = (y: number, k: number): boolean => y > blob(k).by - 0.25 * sizeAt(passing[4]!) && y < blob(k).by + blob(k).bh;
+  expect(inBlob(passing[3]!, 3)).toBe(true);
+  expect(inBlob(passing[2]!, 2)).toBe(false);
+  const frames = passing.map((y, k) => (k < 4 ? [blob(k)] : [blob(k), car(715, y)]));
+  expect(run(frames, withDownFlow([715, 765], 250, 650).T).filter(([, d]) => d === 'in')).toEqual([]);
+});
+
+test('a piece first seen inside a standing blob, past the line, is not judged from further back inside it', () => {
+  // A piece of the bus's own vehicle, cut off it, with a first link down the image: one interval back (row 396)
+  // within the line's margin, two intervals back (372) before it, but never seen out of the blob.
+  const rows = [425, 460, 497];
+  expect(rows[0]! > bus.by && rows[0]! < bus.by + bus.bh).toBe(true);
+  const frames = [[bus], [bus], [bus], [bus], ...rows.map((y) => [bus, piece(650, y, 0.5)])];
+  expect(run(frames, withDownFlow([600, 650, 700], 250, 650).T)).toEqual([]);
 });

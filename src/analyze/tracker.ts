@@ -39,7 +39,7 @@ export interface Track {
    */
   hidden?: { readonly by: Track; x: number; y: number; readonly alone: number; readonly own: number };
   /**
-   * Its latest sightings (at most TRAIL), oldest first: frame time, blob, the frames it was missed in just
+   * Its latest sightings (at most KEPT), oldest first: frame time, blob, the frames it was missed in just
    * before, and the track whose merged blob hid it then, if any (see kinship).
    */
   trail: { t: number; d: Detection; missed: number; hiddenBy?: Track }[];
@@ -121,8 +121,11 @@ const SAME_VELOCITY = 0.5;
 // A merged blob still holds a hidden vehicle while its relative area is at least that of its other vehicle's
 // blob before the merge plus this share of the hidden one's (see holds).
 const HOLD_SHARE = 0.5;
-// Sightings each track keeps, to tell two vehicles from two parts of one (see kinship).
+// Sightings compared to tell two vehicles from two parts of one (see kinship).
 const TRAIL = 3;
+// Sightings each track keeps: TRAIL, and one more to judge how long a vehicle that comes out of a merged blob was
+// inside it (see observeUnseenEntry).
+const KEPT = TRAIL + 1;
 // A link after this many missed frames may have taken another vehicle; its crossings wait for the next link.
 const AWAIT_GAP = 2;
 // Its next link refutes them when it runs back towards the line by more than this share of the blob's size
@@ -469,7 +472,7 @@ export class Tracker {
     T.det = D;
     this.describe(T);
     T.trail.push({ t: tMs, d: D, missed: T.missed, hiddenBy: T.hidden?.by });
-    if (T.trail.length > TRAIL) T.trail.shift();
+    if (T.trail.length > KEPT) T.trail.shift();
     T.hidden = undefined;
     T.lastT = tMs;
     T.hits++;
@@ -490,34 +493,59 @@ export class Tracker {
    * A vehicle first seen already past a line, whose first link puts it outside the ROI one interval earlier,
    * on the line's other side, crossed the line out of sight: at 1 fps a vehicle can pass the whole stretch
    * of ROI before a line between two frames. It was not seen there because it could not have been; nor when
-   * that place was inside a merged blob of vehicles moving unlike it (see inMergedAgainst).
+   * that place was inside a merged blob of vehicles moving unlike it (see inMergedAgainst). Then it was inside
+   * that blob for as long as its link's speed, run further back, keeps it in the blob's box (over the blob's
+   * kept sightings), and the earliest such place is where it is judged from: a car passing a standing bus comes
+   * out of the bus's blob past the line, where one interval back may still be within the line's margin (the
+   * reversed boulevard clip at 2.5 fps, 22.1 s) though it was inside the blob before the line. Only for a vehicle
+   * first seen out of the blob's box (a piece of the blob's own vehicle, first seen inside it, may have a wild first
+   * link), not when the blob holds a vehicle hidden in it (see hide: this one may be that one, leaving it), and only
+   * over places where no other track saw a blob then (there it was not hidden, but this vehicle's own earlier track,
+   * already counted, that switched to another blob).
    */
   private observeUnseenEntry(T: Track, born: Detection, D: Detection, bornT: number, tMs: number, out: TrackCrossing[], dupWindowMs: number): void {
-    // One link back from the first sighting, at the link's speed, on the road plane that the two sightings
-    // imply (a vehicle's size shrinks in proportion to its distance below the horizon): they measure this
-    // vehicle directly, while the learnt horizon, fitted from few vehicles early on, can be far off. Where
-    // their sizes imply no horizon above them, on the learnt road plane.
-    let bx: number, by: number;
-    const yh = (D.size * born.y - born.size * D.y) / (D.size - born.size);
-    if (Number.isFinite(yh) && yh < Math.min(born.y, D.y) - Math.min(born.size, D.size)) {
-      const u = 2 / (born.y - yh) - 1 / (D.y - yh);
-      if (u <= 0) {
-        // It was nearer than the road the camera sees: below the frame, on the link's line extended.
-        by = this.bounds.y1 + born.size;
-        bx = born.x + ((born.x - D.x) * (by - born.y)) / (born.y - D.y);
-      } else {
-        by = yh + 1 / u;
-        // Road X is proportional to x / (y − yh), road Z to 1 / (y − yh): both change linearly at constant speed.
-        bx = (2 * born.x / (born.y - yh) - D.x / (D.y - yh)) / u;
-      }
-    } else {
-      [bx, by] = this.stepBack(born, D);
-    }
+    const interval = tMs - bornT;
+    let [bx, by] = this.backFrom(born, D, 1);
     if (Number.isNaN(bx)) return;
-    const before = 2 * bornT - tMs;
-    if (!this.outside(bx, by, 0) && !this.inMergedAgainst(T, bx, by, before, tMs - bornT, born.size)) return;
+    let before = bornT - interval;
+    if (!this.outside(bx, by, 0)) {
+      const P = this.inMergedAgainst(T, bx, by, before, interval, born.size);
+      if (!P) return;
+      // Seen at (x, y) at time t by another track than T and P: not hidden there.
+      const seen = (x: number, y: number, t: number): boolean =>
+        [...this.tracks, ...this.ended].some((U) => U !== T && U !== P && U.trail.some((e) => Math.abs(e.t - t) <= 0.25 * interval && inBox(e.d, x, y)));
+      const apart = !P.trail.some((e) => Math.abs(e.t - bornT) <= 0.25 * interval && inBox(e.d, born.x, born.y));
+      const hidesOne = this.tracks.some((U) => U !== T && U.hidden?.by === P);
+      for (let j = 2; j < KEPT && apart && !hidesOne && !seen(bx, by, before); j++) {
+        const [x, y] = this.backFrom(born, D, j);
+        const t = bornT - j * interval;
+        if (t < this.watchedSinceMs || Number.isNaN(x) || this.outside(x, y, 0) || !this.inBlobOf(P, x, y, t, interval, born.size)) break;
+        [bx, by, before] = [x, y, t];
+      }
+    }
     // Not seen there because it could not have been (or was hidden).
     this.observeUnseenFrom(T, D, bx, by, before, T.firstX, T.firstY, bornT, D.x, D.y, before, tMs, out, dupWindowMs);
+  }
+
+  /**
+   * Where a vehicle first seen as `born` and one interval later as D was j intervals before `born`, at the link's
+   * speed, on the road plane that the two sightings imply (a vehicle's size shrinks in proportion to its distance
+   * below the horizon): they measure this vehicle directly, while the learnt horizon, fitted from few vehicles
+   * early on, can be far off. Where their sizes imply no horizon above them, on the learnt road plane (NaN beyond
+   * its horizon). Nearer than the road the camera sees: below the frame, on the link's line extended.
+   */
+  private backFrom(born: Detection, D: Detection, j: number): [number, number] {
+    const yh = (D.size * born.y - born.size * D.y) / (D.size - born.size);
+    if (Number.isFinite(yh) && yh < Math.min(born.y, D.y) - Math.min(born.size, D.size)) {
+      // Road X is proportional to x / (y − yh), road Z to 1 / (y − yh): both change linearly at constant speed.
+      const u = (j + 1) / (born.y - yh) - j / (D.y - yh);
+      if (u <= 0) {
+        const by = this.bounds.y1 + born.size;
+        return [born.x + ((born.x - D.x) * (by - born.y)) / (born.y - D.y), by];
+      }
+      return [((j + 1) * born.x / (born.y - yh) - j * D.x / (D.y - yh)) / u, yh + 1 / u];
+    }
+    return this.stepBack(born, D, j);
   }
 
   /**
@@ -679,17 +707,20 @@ export class Tracker {
   /**
    * Whether (x, y) at time t lay in a merged blob (MERGED × the typical vehicle or more) of another track that
    * moved unlike T: T's vehicle was hidden there, in a blob of vehicles going elsewhere (both directions'
-   * lanes, where they meet), so it was not seen there as a vehicle of its own.
+   * lanes, where they meet), so it was not seen there as a vehicle of its own. Returns that track.
    */
-  private inMergedAgainst(T: Track, x: number, y: number, t: number, interval: number, size: number): boolean {
+  private inMergedAgainst(T: Track, x: number, y: number, t: number, interval: number, size: number): Track | undefined {
     for (const P of [...this.tracks, ...this.ended]) {
-      if (P === T || !P.hasVel) continue;
-      const e = P.trail.find((s) => Math.abs(s.t - t) <= 0.25 * interval);
-      if (!e || !(this.relArea(e.d) >= MERGED)) continue;
-      if (!inBox(e.d, x, y, IN_BLOB_MARGIN * size)) continue;
-      if (velocitiesDiffer(T.lastVx, T.lastVy, P.vx, P.vy)) return true;
+      if (P === T || !P.hasVel || !this.inBlobOf(P, x, y, t, interval, size)) continue;
+      if (velocitiesDiffer(T.lastVx, T.lastVy, P.vx, P.vy)) return P;
     }
-    return false;
+    return undefined;
+  }
+
+  /** Whether (x, y) at time t lay in P's blob then, a merged blob (MERGED × the typical vehicle or more). */
+  private inBlobOf(P: Track, x: number, y: number, t: number, interval: number, size: number): boolean {
+    const e = P.trail.find((s) => Math.abs(s.t - t) <= 0.25 * interval);
+    return !!e && this.relArea(e.d) >= MERGED && inBox(e.d, x, y, IN_BLOB_MARGIN * size);
   }
 
   /**
@@ -795,8 +826,8 @@ export class Tracker {
     if (!back) return undefined;
     let best: Track | undefined, bestCost = Infinity;
     for (const S of this.tracks) {
-      // (Its first sighting must still be in its trail.)
-      if (S === T || taken.has(S) || S.hits < 2 || S.trail.length !== S.hits) continue;
+      // (Seen TRAIL times at most, its first sighting still in its trail.)
+      if (S === T || taken.has(S) || S.hits < 2 || S.hits > TRAIL || S.trail.length !== S.hits) continue;
       const s0 = S.trail[0]!, s1 = S.trail[1]!;
       if (Math.abs(s0.t - (bornT - interval)) > 0.5 * interval || s1.missed > 0 || Math.abs(s1.t - bornT) > 0.5 * interval) continue;
       // Its first link stood still (moved less than STILL of its size a second), and it has counted nothing.
@@ -924,9 +955,9 @@ export class Tracker {
   private seenApart(T: Track, U: Track): boolean {
     // Only a crossing seen from one frame to the next: a link after missed frames may be a wrong one.
     if (T.missed > 0 || T.trail[T.trail.length - 1]!.missed > 0) return false;
-    for (const { t, d: a } of T.trail) {
+    for (const { t, d: a } of T.trail.slice(-TRAIL)) {
       if (!this.wholeVehicle(a)) continue;
-      for (const { t: u, d: b } of U.trail) {
+      for (const { t: u, d: b } of U.trail.slice(-TRAIL)) {
         if (t !== u || a === b || !this.wholeVehicle(b)) continue;
         const gap = Math.max(b.bx - (a.bx + a.bw), a.bx - (b.bx + b.bw), b.by - (a.by + a.bh), a.by - (b.by + b.bh));
         if (gap > -OVERLAP * Math.min(a.size, b.size)) return true;
@@ -1087,13 +1118,13 @@ export class Tracker {
   }
 
   /**
-   * Where a vehicle seen at `from` and one interval later at `to` was one interval before `from`, at the same
-   * speed on the learnt road plane; NaN beyond the horizon.
+   * Where a vehicle seen at `from` and one interval later at `to` was j intervals (one unless given) before `from`,
+   * at the same speed on the learnt road plane; NaN beyond the horizon.
    */
-  private stepBack(from: { x: number; y: number }, to: { x: number; y: number }): [number, number] {
+  private stepBack(from: { x: number; y: number }, to: { x: number; y: number }, j = 1): [number, number] {
     const G = this.ground;
-    const y = G.y(2 * G.gy(from.y) - G.gy(to.y));
-    return [Number.isNaN(y) ? NaN : G.x(2 * G.gx(from.x, from.y) - G.gx(to.x, to.y), y), y];
+    const y = G.y((j + 1) * G.gy(from.y) - j * G.gy(to.y));
+    return [Number.isNaN(y) ? NaN : G.x((j + 1) * G.gx(from.x, from.y) - j * G.gx(to.x, to.y), y), y];
   }
 
   /**
@@ -1146,8 +1177,8 @@ function onStep(x0: number, y0: number, mx: number, my: number, kMin: number, kM
  */
 function partsOfOne(T: Track, U: Track): boolean {
   let frames = 0;
-  for (const { t, d: a } of T.trail) {
-    const b = U.trail.find((o) => o.t === t)?.d;
+  for (const { t, d: a } of T.trail.slice(-TRAIL)) {
+    const b = U.trail.slice(-TRAIL).find((o) => o.t === t)?.d;
     if (!b) continue;
     if (a === b || !cutParts(a, b)) return false;
     frames++;
