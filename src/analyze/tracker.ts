@@ -513,14 +513,16 @@ export class Tracker {
       if (!P) return;
       // Seen at (x, y) at time t by another track than T and P: not hidden there.
       const seen = (x: number, y: number, t: number): boolean =>
-        [...this.tracks, ...this.ended].some((U) => U !== T && U !== P && U.trail.some((e) => Math.abs(e.t - t) <= 0.25 * interval && inBox(e.d, x, y)));
-      const apart = !P.trail.some((e) => Math.abs(e.t - bornT) <= 0.25 * interval && inBox(e.d, born.x, born.y));
+        [...this.tracks, ...this.ended].some((U) => U !== T && U !== P && sightedAt(U, t, interval, x, y));
+      const apart = !sightedAt(P, bornT, interval, born.x, born.y);
       const hidesOne = this.tracks.some((U) => U !== T && U.hidden?.by === P);
-      for (let j = 2; j < KEPT && apart && !hidesOne && !seen(bx, by, before); j++) {
-        const [x, y] = this.backFrom(born, D, j);
-        const t = bornT - j * interval;
-        if (t < this.watchedSinceMs || Number.isNaN(x) || this.outside(x, y, 0) || !this.inBlobOf(P, x, y, t, interval, born.size)) break;
-        [bx, by, before] = [x, y, t];
+      if (apart && !hidesOne) {
+        for (let j = 2; j < KEPT && !seen(bx, by, before); j++) {
+          const [x, y] = this.backFrom(born, D, j);
+          const t = bornT - j * interval;
+          if (t < this.watchedSinceMs || Number.isNaN(x) || this.outside(x, y, 0) || !this.inBlobOf(P, x, y, t, interval, born.size)) break;
+          [bx, by, before] = [x, y, t];
+        }
       }
     }
     // Not seen there because it could not have been (or was hidden).
@@ -955,9 +957,10 @@ export class Tracker {
   private seenApart(T: Track, U: Track): boolean {
     // Only a crossing seen from one frame to the next: a link after missed frames may be a wrong one.
     if (T.missed > 0 || T.trail[T.trail.length - 1]!.missed > 0) return false;
+    const theirs = U.trail.slice(-TRAIL);
     for (const { t, d: a } of T.trail.slice(-TRAIL)) {
       if (!this.wholeVehicle(a)) continue;
-      for (const { t: u, d: b } of U.trail.slice(-TRAIL)) {
+      for (const { t: u, d: b } of theirs) {
         if (t !== u || a === b || !this.wholeVehicle(b)) continue;
         const gap = Math.max(b.bx - (a.bx + a.bw), a.bx - (b.bx + b.bw), b.by - (a.by + a.bh), a.by - (b.by + b.bh));
         if (gap > -OVERLAP * Math.min(a.size, b.size)) return true;
@@ -1177,8 +1180,9 @@ function onStep(x0: number, y0: number, mx: number, my: number, kMin: number, kM
  */
 function partsOfOne(T: Track, U: Track): boolean {
   let frames = 0;
+  const theirs = U.trail.slice(-TRAIL);
   for (const { t, d: a } of T.trail.slice(-TRAIL)) {
-    const b = U.trail.slice(-TRAIL).find((o) => o.t === t)?.d;
+    const b = theirs.find((o) => o.t === t)?.d;
     if (!b) continue;
     if (a === b || !cutParts(a, b)) return false;
     frames++;
@@ -1198,6 +1202,11 @@ function cutApart(T: Track, B: Track | undefined): boolean {
 /** Whether blobs a and b (of one frame) carry the label of one blob cut apart (see Detection.splitOf). */
 function cutParts(a: Detection, b: Detection): boolean {
   return a.splitOf !== undefined && a.splitOf === b.splitOf;
+}
+
+/** Whether U's blob held (x, y) in a sighting within a quarter of `interval` of time t. */
+function sightedAt(U: Track, t: number, interval: number, x: number, y: number): boolean {
+  return U.trail.some((e) => Math.abs(e.t - t) <= 0.25 * interval && inBox(e.d, x, y));
 }
 
 /** (x, y) moved into D's box. */
