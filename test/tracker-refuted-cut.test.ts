@@ -43,3 +43,11 @@ it('two vehicles abreast, cut apart and then one blob of more than 1.5 vehicles,
   // A van of 1.2 cars and a two-wheeler of 0.4 beside it (a part the size of a piece), one blob of 1.6 cars.
   expect(count(abreastFrames(1.2, 0.4))).toEqual([[0, 'in'], [0, 'in']]);
 });
+
+it('a two-wheeler cut apart from the car beside it, then seen apart moving as the car does, is counted', () => {
+  // A car and a two-wheeler of 0.4 cars beside it: one blob cut apart at row 330, apart past the line at 410.
+  const first = (y: number): Detection => car(600, y);
+  const beside = (y: number): Detection => shrunk(car(660, y), 0.4);
+  const frames = [[first(250)], [part(first(330)), part(beside(330))], [first(410), beside(410)], [first(490), beside(490)], [first(570), beside(570)]];
+  expect(count(frames)).toEqual([[0, 'in'], [0, 'in']]);
+});

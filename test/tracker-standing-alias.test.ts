@@ -47,6 +47,9 @@ describe('a platoon moving away at one gap a frame, where the usual motion befor
     expect(crossingsOf(platoon(x, n), T)).toEqual(Array.from({ length: n }, () => [0, 'out']));
     // Each step taken over is a link confirmed by the next: it votes as one, moving away.
     expect(flow.at(x, ROWS[0]!, 20, true)!.along).toBeLessThan(0);
+    // A standing track that gives up its first sighting is seen once again, no longer a linked one: the line reach
+    // diagnostic's share of tracks seen twice (see CameraAnalyzer.lineReach) stays a share.
+    expect(T.linked).toBeLessThanOrEqual(T.created);
   });
 
   it('does not count a car standing below the line, nor one past it that came from elsewhere', () => {

@@ -516,11 +516,11 @@ export class Tracker {
         [...this.tracks, ...this.ended].some((U) => U !== T && U !== P && sightedAt(U, t, interval, x, y));
       const apart = !sightedAt(P, bornT, interval, born.x, born.y);
       const hidesOne = this.tracks.some((U) => U !== T && U.hidden?.by === P);
-      if (apart && !hidesOne) {
-        for (let j = 2; j < KEPT && !seen(bx, by, before); j++) {
+      if (apart && !hidesOne && !seen(bx, by, before)) {
+        for (let j = 2; j < KEPT; j++) {
           const [x, y] = this.backFrom(born, D, j);
           const t = bornT - j * interval;
-          if (t < this.watchedSinceMs || Number.isNaN(x) || this.outside(x, y, 0) || !this.inBlobOf(P, x, y, t, interval, born.size)) break;
+          if (t < this.watchedSinceMs || Number.isNaN(x) || this.outside(x, y, 0) || !this.inBlobOf(P, x, y, t, interval, born.size) || seen(x, y, t)) break;
           [bx, by, before] = [x, y, t];
         }
       }
@@ -879,8 +879,9 @@ export class Tracker {
     S.firstY = f.y;
     S.farX = S.x;
     S.farY = S.y;
-    // Seen once now: no motion of its own.
+    // Seen once now: no motion of its own, and not yet a linked track (see linked).
     if (S.hits === 1) {
+      this.linked--;
       S.hasVel = false;
       S.vx = S.vy = S.lastVx = S.lastVy = 0;
     }
