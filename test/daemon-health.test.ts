@@ -34,6 +34,15 @@ describe('daemon health', () => {
         res.writeHead(200, { 'content-type': 'image/jpeg', 'x-sim-time': String(t0) }).end(frames[0]);
         return;
       }
+      if (req.url === '/still.mjpg') {
+        // An MJPEG camera stuck on one picture: its stream goes on, repeating the same image.
+        res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+        const part = Buffer.concat([Buffer.from(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${frames[0]!.length}\r\n\r\n`), frames[0]!, Buffer.from('\r\n')]);
+        res.write(part);
+        const timer = setInterval(() => res.write(part), 200);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
       if (Number.isNaN(firstRequest)) firstRequest = Date.now();
       const k = frameNow();
       res.writeHead(200, { 'content-type': 'image/jpeg', 'x-sim-time': String(t0 + k * 1000) }).end(frames[k]);
@@ -56,6 +65,7 @@ describe('daemon health', () => {
         // The lines are at row 446; at 1 fps a vehicle moves 100-500 px between frames there.
         { ...live, id: 'band', url: `${base}/band.jpg`, roi: [[0, 396], [1100, 396], [1110, 496], [0, 496]] },
         { ...live, id: 'still', url: `${base}/still.jpg`, frozenAfterMs: 2000 },
+        { ...live, id: 'stillStream', kind: 'mjpeg', url: `${base}/still.mjpg`, frozenAfterMs: 2000 },
         { ...live, id: 'dead', url: `http://127.0.0.1:${deadPort}/snapshot.jpg`, backoffInitialMs: 200, backoffMaxMs: 1000 },
       ],
     });
@@ -113,6 +123,10 @@ describe('daemon health', () => {
     expect(still.framesAnalysed).toBeLessThanOrEqual(1); // its one picture
     expect(still.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^camera still: no new image for \d+ s although it answers.*check that the camera still updates/)]);
     expect(logged.filter((m) => m.startsWith('camera still: no new image'))).toHaveLength(1);
+    const stillStream = byId(cams, 'stillStream');
+    expect(stillStream.status).toBe('frozen');
+    expect(stillStream.framesAnalysed).toBeLessThanOrEqual(1);
+    expect(logged.filter((m) => m.startsWith('camera stillStream: no new image'))).toHaveLength(1);
 
     // The dashboard shows these: a table of cameras and the warnings, filled from /api/health.
     const page = await (await fetch(`${http.url}/`)).text();

@@ -47,6 +47,37 @@ describe('MJPEG stream source', () => {
     await it.return!();
   });
 
+  it('skips a part byte-identical to the last one and reports it unchanged (a frozen stream), across reconnections', async () => {
+    const [still, next] = [makeJpeg(3), makeJpeg(90)];
+    let stream: ServerResponse | undefined;
+    const cam = await startCamera((_req, res, n) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+      writePart(res, still);
+      if (n === 0) res.end('--frame--\r\n'); // hangs up after one frame; the new connection starts on it again
+      else stream = res;
+    }, '/video.mjpg');
+    const unchanged: number[] = [];
+    const source = new MjpegStreamSource({ ...opts, url: cam.url, onUnchanged: (t) => unchanged.push(t) });
+    onTestFinished(() => source.close());
+    const it = source.frames();
+
+    expect(Buffer.from((await it.next()).value!.jpeg)).toEqual(still);
+    // The reconnection's first part, then two more, are that picture again.
+    await until(() => source.stats().identicalSkipped === 1);
+    for (const k of [2, 3]) {
+      writePart(stream!, still);
+      await until(() => source.stats().identicalSkipped === k);
+    }
+    writePart(stream!, next);
+    const second = await it.next();
+    expect(Buffer.from(second.value!.jpeg)).toEqual(next);
+    expect(second.value!.seq).toBe(2);
+    expect(unchanged).toHaveLength(3);
+    expect(source.stats().frames).toBe(2);
+    expect(source.stats().dropped).toBe(0);
+    await it.return!();
+  });
+
   it('reconnects after the stream ends, reporting TC_ERR_SOURCE_STREAM', async () => {
     const images = [makeJpeg(1), makeJpeg(2)];
     const cam = await startCamera((_req, res, n) => {

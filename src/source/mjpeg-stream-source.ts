@@ -1,5 +1,8 @@
 // Reads a camera's MJPEG stream (multipart/x-mixed-replace) over undici and hands the consumer the newest
-// complete JPEG when it pulls; older unread frames are dropped and counted. Reconnects with capped backoff.
+// complete JPEG when it pulls; older unread frames are dropped and counted, and a part byte-identical to the last
+// one passed on is skipped and reported unchanged (a frozen stream). Reconnects with capped backoff.
+
+import { createHash } from 'node:crypto';
 
 import { request } from 'undici';
 
@@ -50,6 +53,8 @@ export class MjpegStreamSource implements FrameSource {
   /** Reader loops still running (one per open iterator). */
   #readers = new Set<Promise<void>>();
   #seq = 0;
+  /** SHA-1 of the latest part passed on (across reconnections): the same bytes again are not a new image. */
+  #lastHash: Buffer | undefined;
 
   constructor(opts: MjpegStreamSourceOptions) {
     this.cameraId = opts.cameraId;
@@ -209,6 +214,15 @@ export class MjpegStreamSource implements FrameSource {
         // Within one chunk only the last part can matter to a latest-wins consumer.
         this.#http.stats.s.dropped += parts.length - 1;
         const i = parts.length - 1;
+        // A stream that repeats one picture (a camera whose encoder hung, a server replaying its last frame) is up
+        // but frozen: the same bytes again are reported as unchanged, as a snapshot camera's are, not analysed.
+        const hash = createHash('sha1').update(parts[i]).digest();
+        if (this.#lastHash?.equals(hash)) {
+          this.#http.stats.s.identicalSkipped++;
+          this.#opts.onUnchanged?.(completedAt);
+          continue;
+        }
+        this.#lastHash = hash;
         const stamped = parser.partTimes[i];
         // A camera that stamps its capture instant is more precise than our clock on arrival.
         deliver({ jpeg: parts[i], capturedAt: Number.isFinite(stamped) && stamped > 0 ? stamped : completedAt });
