@@ -79,7 +79,7 @@ describe('daemon health', () => {
     const health = async (): Promise<CameraHealth[]> => {
       const res = await fetch(`${http.url}/api/health`);
       expect(res.status).toBe(200);
-      return ((await res.json()) as { cameras: { cameras: CameraHealth[] } }).cameras.cameras;
+      return ((await res.json()) as { cameras: CameraHealth[] }).cameras;
     };
     const byId = (cams: CameraHealth[], id: string): CameraHealth => cams.find((c) => c.id === id)!;
     // Until the last frame was served and analysed by both (bounded: a loaded CI machine is slow).

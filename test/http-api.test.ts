@@ -8,7 +8,7 @@ import { CountStore } from '../dist/src/store/index.js';
 
 const T0 = Date.UTC(2024, 4, 1, 8, 0);
 
-async function setup(opts: { stats?: () => unknown; withDb?: boolean } = {}) {
+async function setup(opts: { stats?: () => { channel?: unknown; cameras: unknown[] }; withDb?: boolean } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-http-'));
   onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   const dbPath = path.join(dir, 'counts.db');
@@ -92,12 +92,17 @@ test.each([
   expect(body.error.message).toMatch(message);
 });
 
-test('GET /api/health reports the daemon stats', async () => {
-  const stats = { cam1: { frames: 10, lastFrameAt: '2024-05-01T08:00:00.000Z' } };
+test('GET /api/health reports the daemon stats: its channel and a list of cameras', async () => {
+  const stats = { channel: { kind: 'ipc' }, cameras: [{ id: 'cam1', framesAnalysed: 10, lastFrameAt: '2024-05-01T08:00:00.000Z' }] };
   const { server } = await setup({ stats: () => stats });
   const res = await fetch(`${server.url}/api/health`);
   expect(res.status).toBe(200);
-  expect(await res.json()).toEqual({ ok: true, cameras: stats });
+  expect(await res.json()).toEqual({ ok: true, ...stats });
+});
+
+test('GET /api/health without a daemon reports no cameras', async () => {
+  const { server } = await setup();
+  expect(await (await fetch(`${server.url}/api/health`)).json()).toEqual({ ok: true, cameras: [] });
 });
 
 test('GET / serves the dashboard, which polls the counts API', async () => {

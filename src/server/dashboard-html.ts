@@ -55,7 +55,7 @@ async function refreshHealth() {
   const res = await fetch('/api/health', { cache: 'no-store' });
   const body = await res.json();
   if (!res.ok) throw new Error(body.error ? body.error.message : res.statusText);
-  const cams = (body.cameras && body.cameras.cameras) || []; // the daemon's stats: { channel, cameras }
+  const cams = body.cameras || []; // { ok, channel, cameras }
   fill(document.querySelector('#cameras tbody'), cams.map((c) => [
     { text: c.id }, { text: c.status || '-', down: c.status === 'down' || c.status === 'frozen' }, { text: String(c.framesAnalysed), num: true },
     { text: c.lastFrameAt ? new Date(c.lastFrameAt).toISOString().slice(0, 19).replace('T', ' ') : '-' },

@@ -21,8 +21,8 @@ export interface HttpServerOptions {
   host?: string;
   port?: number;
   dbPath: string;
-  /** Live per-camera figures for /api/health (the daemon's). */
-  stats?: () => unknown;
+  /** Live figures for /api/health (the daemon's: its channel, and per camera), answered beside `ok`. */
+  stats?: () => { readonly channel?: unknown; readonly cameras: readonly unknown[] };
   maxRows?: number;
 }
 
@@ -117,7 +117,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       case '/api/counts':
         return counts(search);
       case '/api/health':
-        return json(200, { ok: true, cameras: opts.stats ? opts.stats() : null });
+        // Without a daemon (a server over a database alone) there are no cameras to report.
+        return json(200, { ok: true, ...(opts.stats ? opts.stats() : { cameras: [] }) });
       default:
         return errorReply(404, 'TC_ERR_QUERY', `${JSON.stringify(pathname.slice(0, 80))}: no such endpoint; use /api/counts?bucket=hour, /api/health or /`);
     }
