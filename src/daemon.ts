@@ -4,7 +4,7 @@
 import type { Config, CameraConfig } from './config/config-types.js';
 import type { CrossingEvent, LineReach } from './analyze/analyzer-types.js';
 import { CameraAnalyzer } from './analyze/camera-analyzer.js';
-import { frameSizeOptions, type FrameSizeOptions } from './analyze/analyzer-options.js';
+import { describeFrameSizeOptions, frameSizeOptions, type FrameSizeOptions } from './analyze/analyzer-options.js';
 import { createChannelFor } from './channel/create-channel.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
 import { CountStore } from './store/count-store.js';
@@ -201,10 +201,7 @@ export class Daemon implements AsyncDisposable {
         p.stats.lastFrameAt = f.capturedAt;
         if (p.stats.framesAnalysed === 1) {
           const o = p.analyzer.options;
-          this.#log.info(
-            `camera ${cameraId}: ${f.width * f.scale}x${f.height * f.scale} frames, analysed at 1/${o.downscale} ` +
-              `(minAreaPx ${Math.round(o.minAreaPx)}, lineMinMarginPx ${Math.round(o.lineMinMarginPx * 10) / 10})`,
-          );
+          this.#log.info(`camera ${cameraId}: ${f.width * f.scale}x${f.height * f.scale} frames, ${describeFrameSizeOptions(o)}`);
         }
         if (p.stats.framesAnalysed % REACH_CHECK_FRAMES === 0) this.#checkReach(p);
         this.#store.addFrameTicks(cameraId, f.capturedAt, { received: 1 });

@@ -58,7 +58,7 @@ describe('resize-clip', () => {
     expect(report.frames).toBe(clip.frames);
     expect(report.scale).toEqual({ downscale: 2, minAreaPx: 20, lineMinMarginPx: 2 });
     const text = await runCli(args);
-    expect(text.stdout).toContain(`${clip.frames} frames (analysed at 1/2, minAreaPx 20, lineMinMarginPx 2)`);
+    expect(text.stdout).toContain(`${clip.frames} frames, analysed at 1/2 (minAreaPx 20, lineMinMarginPx 2)`);
   }, 60_000);
 
   it('refuses a bad factor with its usage', () => {

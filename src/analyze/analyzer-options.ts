@@ -99,6 +99,11 @@ export function frameSizeOptions(o: AnalyzerOptions): FrameSizeOptions {
   return { downscale: o.downscale, minAreaPx: o.minAreaPx, lineMinMarginPx: o.lineMinMarginPx };
 }
 
+/** The frame-size options in words, as the daemon's log and `eval` print them: "analysed at 1/4 (minAreaPx 80, lineMinMarginPx 4)". */
+export function describeFrameSizeOptions(o: FrameSizeOptions): string {
+  return `analysed at 1/${o.downscale} (minAreaPx ${Math.round(o.minAreaPx)}, lineMinMarginPx ${Math.round(o.lineMinMarginPx * 10) / 10})`;
+}
+
 /** A decoded frame's size in full-resolution px, and the scale it was decoded at (see AnalyzerFrame.scale). */
 export interface FrameSize {
   readonly width: number;

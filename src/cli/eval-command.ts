@@ -9,6 +9,7 @@ import { checkTruthLines, evaluateCounts, evaluateCrossings, formatCrossingTable
 import { matchWindowSec } from '../eval/match-crossings.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { UsageError } from '../errors.js';
+import { describeFrameSizeOptions } from '../analyze/analyzer-options.js';
 
 const HELP = `Usage: traffic-counter eval --config FILE --frames DIR --truth FILE [--fps N] [--every K] [--json]
 
@@ -71,9 +72,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   for (const w of cam.warnings) process.stderr.write(`traffic-counter: warning: ${w}\n`);
   if (values.json) process.stdout.write(`${JSON.stringify({ frames: result.frames, ...report, ...(crossings ? { crossings } : {}), lineReach: cam.lineReach, scale: cam.scale })}\n`);
   else {
-    const s = cam.scale;
-    const scale = `analysed at 1/${s.downscale}, minAreaPx ${Math.round(s.minAreaPx)}, lineMinMarginPx ${Math.round(s.lineMinMarginPx * 10) / 10}`;
-    process.stdout.write(`${formatEvalTable(report)}\n${crossings ? `\n${formatCrossingTable(crossings)}\n` : ''}${result.frames} frames (${scale})\n`);
+    process.stdout.write(`${formatEvalTable(report)}\n${crossings ? `\n${formatCrossingTable(crossings)}\n` : ''}${result.frames} frames, ${describeFrameSizeOptions(cam.scale)}\n`);
   }
   return 0;
 }
