@@ -1,8 +1,6 @@
 // Polls a camera's JPEG snapshot URL over one keep-alive undici Agent on a fixed-rate schedule, with
 // conditional requests, duplicate skipping, size/time limits and capped backoff. Frames are fetched only when pulled.
 
-import { createHash } from 'node:crypto';
-
 import { request } from 'undici';
 
 import type { JpegFrame } from '../channel/messages.js';
@@ -13,6 +11,7 @@ import type { FrameSource, SourceStats } from './frame-source.js';
 import { closeHttpSource, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { classifyRequestError, httpStatusError, isClearlyNotImage, notAnImageError, tooLargeError } from './request-errors.js';
+import { RepeatedImage } from './repeated-image.js';
 
 export interface HttpSnapshotSourceOptions extends HttpSourceOptions {
   /** Request k is due at t0 + k·pollIntervalMs. */
@@ -46,7 +45,8 @@ export class HttpSnapshotSource implements FrameSource {
   #seq = 0;
   #etag: string | undefined;
   #lastModified: string | undefined;
-  #lastHash: Buffer | undefined;
+  /** The latest new image: the same bytes again are not a new image (see RepeatedImage). */
+  readonly #repeated = new RepeatedImage();
   /** Earliest time the next request may start while backing off. */
   #retryAt = -Infinity;
 
@@ -188,9 +188,7 @@ export class HttpSnapshotSource implements FrameSource {
         jpeg.set(c, offset);
         offset += c.length;
       }
-      const hash = createHash('sha1').update(jpeg).digest();
-      if (this.#lastHash?.equals(hash)) return { kind: 'identical' };
-      this.#lastHash = hash;
+      if (this.#repeated.is(jpeg)) return { kind: 'identical' };
       // A camera that stamps its own capture instant is more precise than our clock at response time
       // (which adds network and queueing delay).
       const stamped = Number(header(h, CAPTURE_TIME_HEADER));

@@ -2,8 +2,6 @@
 // complete JPEG when it pulls; older unread frames are dropped and counted, and a part byte-identical to the last
 // one passed on is skipped and reported unchanged (a frozen stream). Reconnects with capped backoff.
 
-import { createHash } from 'node:crypto';
-
 import { request } from 'undici';
 
 import type { JpegFrame } from '../channel/messages.js';
@@ -14,6 +12,7 @@ import type { FrameSource, SourceStats } from './frame-source.js';
 import { closeHttpSource, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { MjpegParser } from './mjpeg-parser.js';
+import { RepeatedImage } from './repeated-image.js';
 import { classifyRequestError, httpStatusError, notAnImageError, tooLargeError } from './request-errors.js';
 
 export interface MjpegStreamSourceOptions extends HttpSourceOptions {
@@ -53,8 +52,8 @@ export class MjpegStreamSource implements FrameSource {
   /** Reader loops still running (one per open iterator). */
   #readers = new Set<Promise<void>>();
   #seq = 0;
-  /** SHA-1 of the latest part passed on (across reconnections): the same bytes again are not a new image. */
-  #lastHash: Buffer | undefined;
+  /** The latest part passed on (across reconnections): the same bytes again are not a new image. */
+  readonly #repeated = new RepeatedImage();
 
   constructor(opts: MjpegStreamSourceOptions) {
     this.cameraId = opts.cameraId;
@@ -216,13 +215,11 @@ export class MjpegStreamSource implements FrameSource {
         const i = parts.length - 1;
         // A stream that repeats one picture (a camera whose encoder hung, a server replaying its last frame) is up
         // but frozen: the same bytes again are reported as unchanged, as a snapshot camera's are, not analysed.
-        const hash = createHash('sha1').update(parts[i]).digest();
-        if (this.#lastHash?.equals(hash)) {
+        if (this.#repeated.is(parts[i])) {
           this.#http.stats.s.identicalSkipped++;
           this.#opts.onUnchanged?.(completedAt);
           continue;
         }
-        this.#lastHash = hash;
         const stamped = parser.partTimes[i];
         // A camera that stamps its capture instant is more precise than our clock on arrival.
         deliver({ jpeg: parts[i], capturedAt: Number.isFinite(stamped) && stamped > 0 ? stamped : completedAt });
