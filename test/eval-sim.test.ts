@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { caseLabel, countSceneCrossings, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
-import { matchCrossings } from '../dist/src/eval/match-crossings.js';
+import { judgeCrossings, matchCrossings } from '../dist/src/eval/match-crossings.js';
 import { createScene, SCENARIOS } from '../dist/src/source/camera-sim/index.js';
 
 describe('eval-sim', () => {
@@ -29,7 +29,26 @@ describe('eval-sim', () => {
     const auto = both.rows.reduce((n, r) => n + r.auto, 0), truth = both.rows.reduce((n, r) => n + r.truth, 0);
     expect(auto - both.extra).toBe(truth - both.missed);
     expect(both.missed + both.extra).toBeGreaterThanOrEqual(both.wrong);
+    // Each true and missed crossing has its vehicle's type, each extra one the type beside it (or none), seed by seed.
+    const sum = (t: Record<string, number>) => Object.values(t).reduce((a, n) => a + n, 0);
+    expect([sum(both.truthByType), sum(both.missedByType), sum(both.extraBeside)]).toEqual([truth, both.missed, both.extra]);
+    for (const [k, n] of Object.entries(both.missedByType)) expect(n).toBeLessThanOrEqual(both.truthByType[k] ?? 0);
+    for (const k of new Set([...Object.keys(both.extraBeside), ...Object.keys(one.extraBeside), ...Object.keys(two.extraBeside)])) {
+      expect(both.extraBeside[k] ?? 0).toBe((one.extraBeside[k] ?? 0) + (two.extraBeside[k] ?? 0));
+    }
   }, 60_000);
+
+  it('tells which crossings were missed and which counted ones are extra, and what stood beside them', () => {
+    const truth = [{ key: 'a/in', t: 10, type: 'car' }, { key: 'a/in', t: 20, type: 'heavy' }, { key: 'a/in', t: 60, type: 'van' }];
+    // The lorry at 20 s counted twice, the van at 60 s missed, and a phantom far from any true crossing.
+    const auto = [{ key: 'a/in', t: 10.2, id: 1 }, { key: 'a/in', t: 20.1, id: 2 }, { key: 'a/in', t: 21.5, id: 3 }, { key: 'a/in', t: 40, id: 4 }];
+    const judged = judgeCrossings(truth, auto, 1, Infinity);
+    expect(judged.unpaired.truth.map((c) => c.type)).toEqual(['van']);
+    expect(judged.unpaired.auto.map((c) => c.id)).toEqual([3, 4]);
+    // Judged up to 30 s: the van and the phantom after it are left out.
+    const early = judgeCrossings(truth, auto, 1, 30);
+    expect([early.unpaired.truth.length, early.unpaired.auto.map((c) => c.id)]).toEqual([0, [3]]);
+  });
 
   it('judges crossing by crossing: a phantom does not stand in for a missed vehicle', () => {
     const c = (key: string, t: number) => ({ key, t });

@@ -4,7 +4,8 @@
 // Prints one line per case and the vehicles counted wrong in all (|counted − true| per line and direction,
 // wrong-way counts included): the figure docs/accuracy.md judges changes by; and, crossing by crossing, the
 // true crossings missed and the counted ones that match none (see matchCrossings), which a phantom count
-// standing in for a missed vehicle cannot hide. Cases run in child processes,
+// standing in for a missed vehicle cannot hide; the missed ones by vehicle type, and the extra ones by the type of
+// the true vehicle that crossed nearest in time (CaseResult.extraBeside). Cases run in child processes,
 // `--jobs` at a time (default: the machine's cores). Exits non-zero only on errors, never on accuracy misses.
 
 import { spawn } from 'node:child_process';
@@ -61,7 +62,18 @@ export interface CaseResult {
   /** Crossing by crossing (see matchCrossings): true crossings not counted, and counted ones not true. */
   missed: number;
   extra: number;
+  /** The true crossings, and the missed ones, by their vehicle's type (car, van, heavy, two-wheeler). */
+  truthByType: Record<string, number>;
+  missedByType: Record<string, number>;
+  /**
+   * The extra crossings by the type of the vehicle beside them: the true crossing of the same line and direction
+   * nearest in time, within BESIDE_SEC ('none' if there is none). A lorry counted twice shows as 'heavy'.
+   */
+  extraBeside: Record<string, number>;
 }
+
+/** How far (s) from an extra crossing the true one it is put beside may be (see CaseResult.extraBeside). */
+export const BESIDE_SEC = 3;
 
 const T0 = Date.UTC(2024, 0, 1);
 
@@ -84,7 +96,9 @@ export const TAIL_SEC = 3;
  * through JPEG at `jpegQuality`, decoded with jpeg-js), and judges what happened up to `durationSec` against
  * the scene's truth: per line and direction, and crossing by crossing (see judgeCrossings).
  */
-export function countSceneCrossings(seed: number, c: SimCase & { jpegQuality?: number | undefined }): { rows: EvalRow[]; missed: number; extra: number } {
+export function countSceneCrossings(
+  seed: number, c: SimCase & { jpegQuality?: number | undefined },
+): { rows: EvalRow[]; missed: number; extra: number } & Pick<CaseResult, 'truthByType' | 'missedByType' | 'extraBeside'> {
   const pose = c.pose === undefined ? undefined : POSES[c.pose];
   const [width, height] = c.size === undefined ? [] : c.size.split('x').map(Number);
   const scene = createScene({
@@ -107,15 +121,39 @@ export function countSceneCrossings(seed: number, c: SimCase & { jpegQuality?: n
     keep(analyzer.process({ width: scene.width, height: scene.height, data, timeMs: T0 + Math.round(t * 1000) }));
   }
   keep(analyzer.flush());
-  const truth = scene.crossings(last / c.fps).map((e) => ({ key: crossingKey(e), t: e.t }));
+  const truth = scene.crossings(last / c.fps).map((e) => ({ key: crossingKey(e), t: e.t, type: e.type as string }));
   const judged = judgeCrossings(truth, auto, matchWindowSec(c.fps), frames / c.fps);
+  const truthByType: Record<string, number> = {}, missedByType: Record<string, number> = {}, extraBeside: Record<string, number> = {};
+  for (const e of truth) if (e.t <= frames / c.fps) tally(truthByType, e.type);
+  for (const m of judged.unpaired.truth) tally(missedByType, m.type);
+  for (const x of judged.unpaired.auto) {
+    let near: (typeof truth)[number] | undefined;
+    for (const e of truth) if (e.key === x.key && Math.abs(e.t - x.t) <= BESIDE_SEC && (!near || Math.abs(e.t - x.t) < Math.abs(near.t - x.t))) near = e;
+    tally(extraBeside, near?.type ?? 'none');
+  }
   const n = (lineId: string, d: 'in' | 'out', k: 'auto' | 'truth'): number => judged.counts.get(`${lineId}/${d}`)?.[k] ?? 0;
   const ids = analyzer.counts().map((l) => l.lineId);
   const report = evaluateCounts(
     { lines: ids.map((id) => ({ id, in: n(id, 'in', 'auto'), out: n(id, 'out', 'auto') })) },
     { lines: Object.fromEntries(ids.map((id) => [id, { in: n(id, 'in', 'truth'), out: n(id, 'out', 'truth') }])) },
   );
-  return { rows: report.rows, missed: judged.missed, extra: judged.extra };
+  return { rows: report.rows, missed: judged.missed, extra: judged.extra, truthByType, missedByType, extraBeside };
+}
+
+/** Adds n to `into[key]`. */
+function tally(into: Record<string, number>, key: string, n = 1): void {
+  into[key] = (into[key] ?? 0) + n;
+}
+
+/** Adds every entry of `from` to `into`. */
+function addTally(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
+  for (const [k, n] of Object.entries(from)) tally(into, k, n);
+}
+
+/** "heavy 16, car 3": a tally, largest first ("none" for an empty one). */
+function formatTally(t: Record<string, number>): string {
+  const e = Object.entries(t).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return e.length ? e.map(([k, n]) => `${k} ${n}`).join(', ') : 'none';
 }
 
 /** As countSceneCrossings, per line and direction only. */
@@ -127,10 +165,14 @@ export function countScene(seed: number, c: SimCase & { jpegQuality?: number | u
 export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
   const sum = new Map<string, { key: string; auto: number; truth: number }>();
   let missed = 0, extra = 0;
+  const truthByType: Record<string, number> = {}, missedByType: Record<string, number> = {}, extraBeside: Record<string, number> = {};
   for (const seed of seeds) {
     const one = countSceneCrossings(seed, c);
     missed += one.missed;
     extra += one.extra;
+    addTally(truthByType, one.truthByType);
+    addTally(missedByType, one.missedByType);
+    addTally(extraBeside, one.extraBeside);
     for (const r of one.rows) {
       const key = crossingKey(r);
       const s = sum.get(key) ?? { key, auto: 0, truth: 0 };
@@ -140,7 +182,7 @@ export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
     }
   }
   const rows = [...sum.values()];
-  return { label: caseLabel(c), rows, wrong: rows.reduce((a, r) => a + Math.abs(r.auto - r.truth), 0), missed, extra };
+  return { label: caseLabel(c), rows, wrong: rows.reduce((a, r) => a + Math.abs(r.auto - r.truth), 0), missed, extra, truthByType, missedByType, extraBeside };
 }
 
 export function caseLabel(c: SimCase): string {
@@ -208,8 +250,14 @@ async function main(): Promise<void> {
   const wrong = results.reduce((a, r) => a + r.wrong, 0);
   const missed = results.reduce((a, r) => a + r.missed, 0), extra = results.reduce((a, r) => a + r.extra, 0);
   const truth = results.reduce((a, r) => a + r.rows.reduce((b, x) => b + x.truth, 0), 0);
+  const truthByType: Record<string, number> = {}, missedByType: Record<string, number> = {}, extraBeside: Record<string, number> = {};
+  for (const r of results) {
+    addTally(truthByType, r.truthByType);
+    addTally(missedByType, r.missedByType);
+    addTally(extraBeside, r.extraBeside);
+  }
   if (json) {
-    process.stdout.write(`${JSON.stringify({ seeds, cases: results, wrong, missed, extra, truth }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ seeds, cases: results, wrong, missed, extra, truth, truthByType, missedByType, extraBeside }, null, 2)}\n`);
     return;
   }
   for (const r of results) {
@@ -217,6 +265,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${r.label.padEnd(26)} ${counts} | wrong ${r.wrong} | missed ${r.missed}, extra ${r.extra}\n`);
   }
   process.stdout.write(`seeds ${seeds.join(',')}: ${wrong} vehicles wrong of ${truth}; crossing by crossing ${missed} missed, ${extra} extra\n`);
+  const byType = Object.keys(truthByType).sort((a, b) => truthByType[b]! - truthByType[a]!).map((k) => `${k} ${missedByType[k] ?? 0} of ${truthByType[k]}`).join(', ');
+  process.stdout.write(`missed, by vehicle type: ${byType || 'none'}; extra, by the true vehicle beside it (within ${BESIDE_SEC} s): ${formatTally(extraBeside)}\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -23,26 +23,31 @@ export function matchCrossings(truth: readonly TimedCrossing[], auto: readonly T
  * crossing paired with one of them (its own time may fall just after `until`: a crossing's time is interpolated
  * between frames), and the unpaired counted ones up to it. A counted crossing paired with a true one after
  * `until` is left out with it. Also, per line and direction ("line/direction"), the counted and true crossings
- * so judged, and how many of them were missed and extra.
+ * so judged, and how many of them were missed and extra; and which crossings those were (`unpaired`).
  */
-export function judgeCrossings(
-  truth: readonly TimedCrossing[], auto: readonly TimedCrossing[], windowSec: number, until: number,
-): { missed: number; extra: number; counts: Map<string, { auto: number; truth: number; missed: number; extra: number }> } {
+export function judgeCrossings<C extends TimedCrossing, A extends TimedCrossing>(
+  truth: readonly C[], auto: readonly A[], windowSec: number, until: number,
+): {
+  missed: number; extra: number; counts: Map<string, { auto: number; truth: number; missed: number; extra: number }>;
+  unpaired: { truth: C[]; auto: A[] };
+} {
   const keys = new Set([...truth, ...auto].map((c) => c.key));
   const counts = new Map<string, { auto: number; truth: number; missed: number; extra: number }>();
+  const unpaired: { truth: C[]; auto: A[] } = { truth: [], auto: [] };
   let missed = 0, extra = 0;
+  const byTime = (a: TimedCrossing, b: TimedCrossing): number => a.t - b.t;
   for (const key of keys) {
-    const tr = truth.filter((c) => c.key === key).map((c) => c.t).sort((a, b) => a - b);
-    const au = auto.filter((c) => c.key === key).map((c) => c.t).sort((a, b) => a - b);
+    const tr = truth.filter((c) => c.key === key).sort(byTime);
+    const au = auto.filter((c) => c.key === key).sort(byTime);
     const n = { auto: 0, truth: 0, missed: 0, extra: 0 };
-    const unpairedAuto = (t: number): void => { if (t <= until) { extra++; n.auto++; n.extra++; } };
-    const unpairedTruth = (t: number): void => { if (t <= until) { missed++; n.truth++; n.missed++; } };
+    const unpairedAuto = (c: A): void => { if (c.t <= until) { extra++; n.auto++; n.extra++; unpaired.auto.push(c); } };
+    const unpairedTruth = (c: C): void => { if (c.t <= until) { missed++; n.truth++; n.missed++; unpaired.truth.push(c); } };
     let i = 0, j = 0;
     while (i < tr.length && j < au.length) {
-      if (au[j]! < tr[i]! - windowSec) unpairedAuto(au[j++]!);
-      else if (au[j]! > tr[i]! + windowSec) unpairedTruth(tr[i++]!);
+      if (au[j]!.t < tr[i]!.t - windowSec) unpairedAuto(au[j++]!);
+      else if (au[j]!.t > tr[i]!.t + windowSec) unpairedTruth(tr[i++]!);
       else {
-        if (tr[i]! <= until) { n.auto++; n.truth++; }
+        if (tr[i]!.t <= until) { n.auto++; n.truth++; }
         i++; j++;
       }
     }
@@ -50,7 +55,7 @@ export function judgeCrossings(
     while (j < au.length) unpairedAuto(au[j++]!);
     counts.set(key, n);
   }
-  return { missed, extra, counts };
+  return { missed, extra, counts, unpaired };
 }
 
 /** How far (s) a crossing's time may be off: interpolated between frames 1/fps apart, and a blob's centre is not the vehicle's. */
