@@ -98,7 +98,7 @@ export const TAIL_SEC = 3;
  */
 export function countSceneCrossings(
   seed: number, c: SimCase & { jpegQuality?: number | undefined },
-): { rows: EvalRow[]; missed: number; extra: number } & Pick<CaseResult, 'truthByType' | 'missedByType' | 'extraBeside'> {
+): { rows: EvalRow[]; missed: number; extra: number } & TypeTallies {
   const pose = c.pose === undefined ? undefined : POSES[c.pose];
   const [width, height] = c.size === undefined ? [] : c.size.split('x').map(Number);
   const scene = createScene({
@@ -122,14 +122,15 @@ export function countSceneCrossings(
   }
   keep(analyzer.flush());
   const truth = scene.crossings(last / c.fps).map((e) => ({ key: crossingKey(e), t: e.t, type: e.type as string }));
-  const judged = judgeCrossings(truth, auto, matchWindowSec(c.fps), frames / c.fps);
-  const truthByType: Record<string, number> = {}, missedByType: Record<string, number> = {}, extraBeside: Record<string, number> = {};
-  for (const e of truth) if (e.t <= frames / c.fps) tally(truthByType, e.type);
-  for (const m of judged.unpaired.truth) tally(missedByType, m.type);
+  const until = frames / c.fps;
+  const judged = judgeCrossings(truth, auto, matchWindowSec(c.fps), until);
+  const types = emptyTypeTallies();
+  for (const e of truth) if (e.t <= until) tally(types.truthByType, e.type);
+  for (const m of judged.unpaired.truth) tally(types.missedByType, m.type);
   for (const x of judged.unpaired.auto) {
     let near: (typeof truth)[number] | undefined;
     for (const e of truth) if (e.key === x.key && Math.abs(e.t - x.t) <= BESIDE_SEC && (!near || Math.abs(e.t - x.t) < Math.abs(near.t - x.t))) near = e;
-    tally(extraBeside, near?.type ?? 'none');
+    tally(types.extraBeside, near?.type ?? 'none');
   }
   const n = (lineId: string, d: 'in' | 'out', k: 'auto' | 'truth'): number => judged.counts.get(`${lineId}/${d}`)?.[k] ?? 0;
   const ids = analyzer.counts().map((l) => l.lineId);
@@ -137,7 +138,7 @@ export function countSceneCrossings(
     { lines: ids.map((id) => ({ id, in: n(id, 'in', 'auto'), out: n(id, 'out', 'auto') })) },
     { lines: Object.fromEntries(ids.map((id) => [id, { in: n(id, 'in', 'truth'), out: n(id, 'out', 'truth') }])) },
   );
-  return { rows: report.rows, missed: judged.missed, extra: judged.extra, truthByType, missedByType, extraBeside };
+  return { rows: report.rows, missed: judged.missed, extra: judged.extra, ...types };
 }
 
 /** Adds n to `into[key]`. */
@@ -145,9 +146,16 @@ function tally(into: Record<string, number>, key: string, n = 1): void {
   into[key] = (into[key] ?? 0) + n;
 }
 
-/** Adds every entry of `from` to `into`. */
-function addTally(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
-  for (const [k, n] of Object.entries(from)) tally(into, k, n);
+/** A case's tallies by vehicle type (see CaseResult). */
+type TypeTallies = Pick<CaseResult, 'truthByType' | 'missedByType' | 'extraBeside'>;
+
+function emptyTypeTallies(): TypeTallies {
+  return { truthByType: {}, missedByType: {}, extraBeside: {} };
+}
+
+/** Adds each of `from`'s tallies to `into`'s. */
+function addTypeTallies(into: TypeTallies, from: TypeTallies): void {
+  for (const k of ['truthByType', 'missedByType', 'extraBeside'] as const) for (const [type, n] of Object.entries(from[k])) tally(into[k], type, n);
 }
 
 /** "heavy 16, car 3": a tally, largest first ("none" for an empty one). */
@@ -165,14 +173,12 @@ export function countScene(seed: number, c: SimCase & { jpegQuality?: number | u
 export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
   const sum = new Map<string, { key: string; auto: number; truth: number }>();
   let missed = 0, extra = 0;
-  const truthByType: Record<string, number> = {}, missedByType: Record<string, number> = {}, extraBeside: Record<string, number> = {};
+  const types = emptyTypeTallies();
   for (const seed of seeds) {
     const one = countSceneCrossings(seed, c);
     missed += one.missed;
     extra += one.extra;
-    addTally(truthByType, one.truthByType);
-    addTally(missedByType, one.missedByType);
-    addTally(extraBeside, one.extraBeside);
+    addTypeTallies(types, one);
     for (const r of one.rows) {
       const key = crossingKey(r);
       const s = sum.get(key) ?? { key, auto: 0, truth: 0 };
@@ -182,7 +188,7 @@ export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
     }
   }
   const rows = [...sum.values()];
-  return { label: caseLabel(c), rows, wrong: rows.reduce((a, r) => a + Math.abs(r.auto - r.truth), 0), missed, extra, truthByType, missedByType, extraBeside };
+  return { label: caseLabel(c), rows, wrong: rows.reduce((a, r) => a + Math.abs(r.auto - r.truth), 0), missed, extra, ...types };
 }
 
 export function caseLabel(c: SimCase): string {
@@ -250,12 +256,9 @@ async function main(): Promise<void> {
   const wrong = results.reduce((a, r) => a + r.wrong, 0);
   const missed = results.reduce((a, r) => a + r.missed, 0), extra = results.reduce((a, r) => a + r.extra, 0);
   const truth = results.reduce((a, r) => a + r.rows.reduce((b, x) => b + x.truth, 0), 0);
-  const truthByType: Record<string, number> = {}, missedByType: Record<string, number> = {}, extraBeside: Record<string, number> = {};
-  for (const r of results) {
-    addTally(truthByType, r.truthByType);
-    addTally(missedByType, r.missedByType);
-    addTally(extraBeside, r.extraBeside);
-  }
+  const types = emptyTypeTallies();
+  for (const r of results) addTypeTallies(types, r);
+  const { truthByType, missedByType, extraBeside } = types;
   if (json) {
     process.stdout.write(`${JSON.stringify({ seeds, cases: results, wrong, missed, extra, truth, truthByType, missedByType, extraBeside }, null, 2)}\n`);
     return;
