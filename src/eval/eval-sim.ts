@@ -158,10 +158,14 @@ function addTypeTallies(into: TypeTallies, from: TypeTallies): void {
   for (const k of ['truthByType', 'missedByType', 'extraBeside'] as const) for (const [type, n] of Object.entries(from[k])) tally(into[k], type, n);
 }
 
+/** A tally's keys, largest count first (equal counts by name). */
+function largestFirst(t: Record<string, number>): string[] {
+  return Object.keys(t).sort((a, b) => t[b]! - t[a]! || a.localeCompare(b));
+}
+
 /** "heavy 16, car 3": a tally, largest first ("none" for an empty one). */
 function formatTally(t: Record<string, number>): string {
-  const e = Object.entries(t).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-  return e.length ? e.map(([k, n]) => `${k} ${n}`).join(', ') : 'none';
+  return largestFirst(t).map((k) => `${k} ${t[k]}`).join(', ') || 'none';
 }
 
 /** As countSceneCrossings, per line and direction only. */
@@ -268,7 +272,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${r.label.padEnd(26)} ${counts} | wrong ${r.wrong} | missed ${r.missed}, extra ${r.extra}\n`);
   }
   process.stdout.write(`seeds ${seeds.join(',')}: ${wrong} vehicles wrong of ${truth}; crossing by crossing ${missed} missed, ${extra} extra\n`);
-  const byType = Object.keys(truthByType).sort((a, b) => truthByType[b]! - truthByType[a]!).map((k) => `${k} ${missedByType[k] ?? 0} of ${truthByType[k]}`).join(', ');
+  const byType = largestFirst(truthByType).map((k) => `${k} ${missedByType[k] ?? 0} of ${truthByType[k]}`).join(', ');
   process.stdout.write(`missed, by vehicle type: ${byType || 'none'}; extra, by the true vehicle beside it (within ${BESIDE_SEC} s): ${formatTally(extraBeside)}\n`);
 }
 
