@@ -33,9 +33,25 @@ describe('eval-sim', () => {
     const sum = (t: Record<string, number>) => Object.values(t).reduce((a, n) => a + n, 0);
     expect([sum(both.truthByType), sum(both.missedByType), sum(both.extraBeside)]).toEqual([truth, both.missed, both.extra]);
     for (const [k, n] of Object.entries(both.missedByType)) expect(n).toBeLessThanOrEqual(both.truthByType[k] ?? 0);
+    // Each missed crossing also has where its vehicle was, seed by seed.
+    expect(sum(both.missedWhere)).toBe(both.missed);
+    for (const k of new Set([...Object.keys(both.missedWhere), ...Object.keys(one.missedWhere), ...Object.keys(two.missedWhere)])) {
+      expect(both.missedWhere[k] ?? 0).toBe((one.missedWhere[k] ?? 0) + (two.missedWhere[k] ?? 0));
+    }
     for (const k of new Set([...Object.keys(both.extraBeside), ...Object.keys(one.extraBeside), ...Object.keys(two.extraBeside)])) {
       expect(both.extraBeside[k] ?? 0).toBe((one.extraBeside[k] ?? 0) + (two.extraBeside[k] ?? 0));
     }
+  }, 60_000);
+
+  it('tells where each missed vehicle was: a blob of its own, merged with another, or none', () => {
+    // Dense traffic at 1 fps: queues over the lines, where vehicles merge into one blob (a seed with misses).
+    const c = { scenario: 'dense' as const, fps: 1, durationSec: 50 };
+    let r = runCase(c, [5]);
+    for (let seed = 1; r.missed === 0 && seed <= 6; seed++) r = runCase(c, [seed]);
+    expect(r.missed, 'dense traffic at 1 fps missed nothing on seeds 1-6: pick a harder case').toBeGreaterThan(0);
+    const where = Object.entries(r.missedWhere);
+    expect(where.reduce((a, [, n]) => a + n, 0)).toBe(r.missed);
+    for (const [k] of where) expect(['own', 'ownOnce', 'behind', 'abreast', 'opposite', 'none', 'unwatched']).toContain(k);
   }, 60_000);
 
   it('tells which crossings were missed and which counted ones are extra, and what stood beside them', () => {

@@ -38,6 +38,13 @@ const DT_KEEP = 15;
 const REACH_POINTS = 9;
 const REACH_MARCH = 64;
 
+/**
+ * Called with the blobs of each frame analysed for counting (not the start-up's learning passes), in full-resolution
+ * px, before the tracker links them: for diagnostics such as `eval-sim`'s account of where missed vehicles were.
+ * The blobs are the analyzer's own and must not be changed.
+ */
+export type BlobObserver = (timeMs: number, blobs: readonly Detection[]) => void;
+
 /** A start-up frame, buffered until the background is learnt: its ROI planes and clipped shares (0–255). */
 interface BootstrapFrame {
   planes: Planes;
@@ -95,7 +102,7 @@ class ScaledAnalyzer {
   private readonly dts = new Float64Array(DT_KEEP);
   private dtCount = 0;
 
-  constructor(camera: CameraConfig, path: string, options: AnalyzerOptions) {
+  constructor(camera: CameraConfig, path: string, options: AnalyzerOptions, private readonly observer?: BlobObserver) {
     this.camera = camera;
     this.path = path;
     this.options = options;
@@ -437,6 +444,7 @@ class ScaledAnalyzer {
   /** Segments the frame and feeds the tracker; leaves the foreground mask in `this.fg`. */
   private detectAndTrack(cur: Planes, tMs: number, learnOnly: boolean, frameDt = FIRST_DT_SEC): TrackCrossing[] {
     const dets = this.detect(cur, tMs);
+    if (!learnOnly) this.observer?.(tMs, dets);
     // Fragments of one vehicle cross within a fraction of a frame interval of each other.
     const dupWindowMs = Math.min(1000, 400 + 0.3 * frameDt * 1000);
     return this.tracker.step(dets, tMs, dupWindowMs, learnOnly);
@@ -518,10 +526,11 @@ export class CameraAnalyzer {
   /** Whether the frame-size options were set from a frame (or needed no frame: all given). */
   private sized: boolean;
 
-  constructor(camera: CameraConfig, path = `cameras[${camera.id}]`) {
+  /** `observer`: see BlobObserver (none in the daemon). */
+  constructor(camera: CameraConfig, path = `cameras[${camera.id}]`, private readonly observer?: BlobObserver) {
     this.camera = camera;
     this.path = path;
-    this.inner = new ScaledAnalyzer(camera, path, resolveAnalyzerOptions(camera.analyzer, `${path}.analyzer`));
+    this.inner = new ScaledAnalyzer(camera, path, resolveAnalyzerOptions(camera.analyzer, `${path}.analyzer`), observer);
     this.sized = FRAME_SIZE_KEYS.every((k) => Object.hasOwn(camera.analyzer ?? {}, k));
   }
 
@@ -544,7 +553,7 @@ export class CameraAnalyzer {
       const size = { width: frame.width * scale, height: frame.height * scale, scale };
       const options = resolveAnalyzerOptions(this.camera.analyzer, `${this.path}.analyzer`, size);
       // A ROI too small for the fitted scale throws here, for every frame, as a frame too small for the ROI does.
-      if (FRAME_SIZE_KEYS.some((k) => options[k] !== this.inner.options[k])) this.inner = new ScaledAnalyzer(this.camera, this.path, options);
+      if (FRAME_SIZE_KEYS.some((k) => options[k] !== this.inner.options[k])) this.inner = new ScaledAnalyzer(this.camera, this.path, options, this.observer);
       this.sized = true;
     }
     return this.inner.steps(frame);

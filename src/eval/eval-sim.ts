@@ -5,7 +5,8 @@
 // wrong-way counts included): the figure docs/accuracy.md judges changes by; and, crossing by crossing, the
 // true crossings missed and the counted ones that match none (see matchCrossings), which a phantom count
 // standing in for a missed vehicle cannot hide; the missed ones by vehicle type, and the extra ones by the type of
-// the true vehicle that crossed nearest in time (CaseResult.extraBeside). Cases run in child processes,
+// the true vehicle that crossed nearest in time (CaseResult.extraBeside), and the missed ones by where their
+// vehicle was in the frames around its crossing: a blob of its own, merged, or none (see missedWhere). Cases run in child processes,
 // `--jobs` at a time (default: the machine's cores). Exits non-zero only on errors, never on accuracy misses.
 
 import { spawn } from 'node:child_process';
@@ -18,6 +19,7 @@ import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { evaluateCounts, type EvalRow } from './evaluate-counts.js';
 import { judgeCrossings, matchWindowSec, type TimedCrossing } from './match-crossings.js';
+import { clipBox, missedWhere, MISSED_WHERE, placeAmongBlobs, type Box, type BoxedVehicle, type Place } from './missed-where.js';
 
 type Pose = NonNullable<SceneOptions['pose']>;
 
@@ -70,6 +72,8 @@ export interface CaseResult {
    * nearest in time, within BESIDE_SEC ('none' if there is none). A lorry counted twice shows as 'heavy'.
    */
   extraBeside: Record<string, number>;
+  /** The missed crossings by where their vehicle was in the frames around them (see missedWhere; keys of MISSED_WHERE). */
+  missedWhere: Record<string, number>;
 }
 
 /** How far (s) from an extra crossing the true one it is put beside may be (see CaseResult.extraBeside). */
@@ -105,7 +109,11 @@ export function countSceneCrossings(
     seed, scenario: c.scenario, ...(c.jpegQuality ? { jpegQuality: c.jpegQuality } : {}), ...(pose ? { pose } : {}), ...(width && height ? { width, height } : {}),
   });
   const camera = validateConfig({ cameras: [scene.cameraConfig()] }, { requireUrl: false }).cameras[0]!;
-  const analyzer = new CameraAnalyzer(camera, 'cameras[0]');
+  // Each frame's blobs, by frame time (ms since T0), for where the missed vehicles were.
+  const blobsAt = new Map<number, Box[]>();
+  const analyzer = new CameraAnalyzer(camera, 'cameras[0]', (tMs, blobs) => {
+    blobsAt.set(tMs - T0, blobs.map((b) => [b.bx, b.by, b.bw, b.bh] as const));
+  });
   const buf = new Uint8Array(scene.width * scene.height * 4);
   const frames = Math.floor(c.durationSec * c.fps);
   const last = Math.floor((c.durationSec + TAIL_SEC) * c.fps);
@@ -121,12 +129,24 @@ export function countSceneCrossings(
     keep(analyzer.process({ width: scene.width, height: scene.height, data, timeMs: T0 + Math.round(t * 1000) }));
   }
   keep(analyzer.flush());
-  const truth = scene.crossings(last / c.fps).map((e) => ({ key: crossingKey(e), t: e.t, type: e.type as string }));
+  const truth = scene.crossings(last / c.fps).map((e) => ({ key: crossingKey(e), t: e.t, type: e.type as string, id: e.vehicleId }));
   const until = frames / c.fps;
   const judged = judgeCrossings(truth, auto, matchWindowSec(c.fps), until);
   const types = emptyTypeTallies();
   for (const e of truth) if (e.t <= until) tally(types.truthByType, e.type);
   for (const m of judged.unpaired.truth) tally(types.missedByType, m.type);
+  // Where each missed vehicle was in the frame before its crossing and the frame after it.
+  const place = (frame: number, id: number): Place | undefined => {
+    const blobs = blobsAt.get(Math.round((frame / c.fps) * 1000));
+    if (!blobs) return undefined;
+    const boxed = scene.vehicles(frame / c.fps).map((v): BoxedVehicle => ({ id: v.vehicleId, direction: v.direction, box: clipBox(v.bbox, scene.width, scene.height) }));
+    const me = boxed.find((v) => v.id === id);
+    return me ? placeAmongBlobs(me, boxed, blobs) : 'none';
+  };
+  for (const m of judged.unpaired.truth) {
+    const before = Math.floor(m.t * c.fps);
+    tally(types.missedWhere, missedWhere(place(before, m.id), place(before + 1, m.id)));
+  }
   for (const x of judged.unpaired.auto) {
     let near: (typeof truth)[number] | undefined;
     for (const e of truth) if (e.key === x.key && Math.abs(e.t - x.t) <= BESIDE_SEC && (!near || Math.abs(e.t - x.t) < Math.abs(near.t - x.t))) near = e;
@@ -147,15 +167,15 @@ function tally(into: Record<string, number>, key: string, n = 1): void {
 }
 
 /** A case's tallies by vehicle type (see CaseResult). */
-type TypeTallies = Pick<CaseResult, 'truthByType' | 'missedByType' | 'extraBeside'>;
+type TypeTallies = Pick<CaseResult, 'truthByType' | 'missedByType' | 'extraBeside' | 'missedWhere'>;
 
 function emptyTypeTallies(): TypeTallies {
-  return { truthByType: {}, missedByType: {}, extraBeside: {} };
+  return { truthByType: {}, missedByType: {}, extraBeside: {}, missedWhere: {} };
 }
 
 /** Adds each of `from`'s tallies to `into`'s. */
 function addTypeTallies(into: TypeTallies, from: TypeTallies): void {
-  for (const k of ['truthByType', 'missedByType', 'extraBeside'] as const) for (const [type, n] of Object.entries(from[k])) tally(into[k], type, n);
+  for (const k of ['truthByType', 'missedByType', 'extraBeside', 'missedWhere'] as const) for (const [type, n] of Object.entries(from[k])) tally(into[k], type, n);
 }
 
 /** A tally's keys, largest count first (equal counts by name). */
@@ -262,9 +282,9 @@ async function main(): Promise<void> {
   const truth = results.reduce((a, r) => a + r.rows.reduce((b, x) => b + x.truth, 0), 0);
   const types = emptyTypeTallies();
   for (const r of results) addTypeTallies(types, r);
-  const { truthByType, missedByType, extraBeside } = types;
+  const { truthByType, missedByType, extraBeside, missedWhere: where } = types;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ seeds, cases: results, wrong, missed, extra, truth, truthByType, missedByType, extraBeside }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ seeds, cases: results, wrong, missed, extra, truth, truthByType, missedByType, extraBeside, missedWhere: where }, null, 2)}\n`);
     return;
   }
   for (const r of results) {
@@ -274,6 +294,8 @@ async function main(): Promise<void> {
   process.stdout.write(`seeds ${seeds.join(',')}: ${wrong} vehicles wrong of ${truth}; crossing by crossing ${missed} missed, ${extra} extra\n`);
   const byType = largestFirst(truthByType).map((k) => `${k} ${missedByType[k] ?? 0} of ${truthByType[k]}`).join(', ');
   process.stdout.write(`missed, by vehicle type: ${byType || 'none'}; extra, by the true vehicle beside it (within ${BESIDE_SEC} s): ${formatTally(extraBeside)}\n`);
+  const byWhere = largestFirst(where).map((k) => `${MISSED_WHERE[k as keyof typeof MISSED_WHERE]} ${where[k]}`).join(', ');
+  process.stdout.write(`missed, by where the vehicle was in the frames before and after its crossing: ${byWhere || 'none'}\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
