@@ -6,8 +6,9 @@
 // true crossings missed and the counted ones that match none (see matchCrossings), which a phantom count
 // standing in for a missed vehicle cannot hide; the missed ones by vehicle type, and the extra ones by the type of
 // the true vehicle that crossed nearest in time (CaseResult.extraBeside), and the missed ones by where their
-// vehicle was in the frames around its crossing: a blob of its own, merged, or none (see missedWhere). Cases run in child processes,
-// `--jobs` at a time (default: the machine's cores). Exits non-zero only on errors, never on accuracy misses.
+// vehicle was in the frames around its crossing: a blob of its own, merged, or none (see missedWhere). Cases run
+// in child processes, `--jobs` at a time (default: the machine's cores). Exits non-zero only on errors, never on
+// accuracy misses.
 
 import { spawn } from 'node:child_process';
 import jpeg from 'jpeg-js';
@@ -166,7 +167,7 @@ function tally(into: Record<string, number>, key: string, n = 1): void {
   into[key] = (into[key] ?? 0) + n;
 }
 
-/** A case's tallies by vehicle type (see CaseResult). */
+/** A case's tallies by vehicle type, and of where the missed vehicles were (see CaseResult). */
 type TypeTallies = Pick<CaseResult, 'truthByType' | 'missedByType' | 'extraBeside' | 'missedWhere'>;
 
 function emptyTypeTallies(): TypeTallies {
