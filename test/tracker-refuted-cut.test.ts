@@ -51,3 +51,20 @@ it('a two-wheeler cut apart from the car beside it, then seen apart moving as th
   const frames = [[first(250)], [part(first(330)), part(beside(330))], [first(410), beside(410)], [first(490), beside(490)], [first(570), beside(570)]];
   expect(count(frames)).toEqual([[0, 'in'], [0, 'in']]);
 });
+
+// With no usual motion known yet (a fresh tracker), a car coming up the image from the bottom, cut at row 640 into
+// the car and a piece beside it, whole a second later. The one blob left in that frame is another vehicle, a small
+// one far up the image past the line (then gone, as where the two directions' lanes part): the piece's track could
+// reach it, but it is not that piece's vehicle (it went over 3× as far as the car did).
+it('a piece whose only link runs far beyond where the rest of its blob went does not count the vehicle it took', () => {
+  const up = (y: number): Detection => car(600, y);
+  const frames = [[part(up(640)), part(shrunk(car(660, 640), 0.3))], [up(560), shrunk(car(700, 300), 0.3)], [up(470)], [up(380)], [up(300)], [up(240)]];
+  expect(crossingsOf(frames)).toEqual([[0, 'out']]);
+});
+
+it('two vehicles abreast cut apart, then apart and moving alike, are both counted with no usual motion known', () => {
+  const a = (y: number): Detection => car(600, y);
+  const b = (y: number): Detection => shrunk(car(680, y), 0.6);
+  const frames = [[part(a(640)), part(b(640))], [a(560), b(560)], [a(470), b(470)], [a(380), b(380)], [a(300), b(300)], [a(240), b(240)]];
+  expect(crossingsOf(frames)).toEqual([[0, 'out'], [0, 'out']]);
+});

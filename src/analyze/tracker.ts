@@ -139,6 +139,10 @@ const OVERLAP = 0.25;
 // pair is about 2. A lorry is as big; a part of it that comes apart as a blob of its own is left to the
 // duplicate check.
 const MERGED = 1.5;
+// Parts of one blob move together, whether they are one vehicle or two abreast (vehicles meeting go at like
+// speeds): a part's link with no motion known that runs over PART_APART × as far as its sibling's link (and over
+// a vehicle size a second further) took another vehicle (see refutedCuts).
+const PART_APART = 3;
 // A vehicle first seen past a line was hidden one interval earlier in a merged blob whose box, widened by
 // IN_BLOB_MARGIN × its own size (the step back is an estimate), held that place, when the blob's track did not
 // travel with it (see SAME_VELOCITY and inMergedAgainst).
@@ -291,8 +295,9 @@ export class Tracker {
     }
 
     cands.sort((a, b) => a.cost - b.cost);
-    const links = this.cheapestLinks(cands, dets.length);
-    const refuted = this.refutedCuts(links, dets);
+    const cheapest = this.cheapestLinks(cands, dets.length);
+    const refuted = this.refutedCuts(cheapest, dets, learnOnly);
+    const links = refuted.size === 0 ? cheapest : cheapest.filter((c) => !refuted.has(this.tracks[c.t]!));
     // Where each track was, how fast it went, and its blob, before this frame's links (see hide, leftMergedBlob).
     const before: Before = new Map(this.tracks.map((T) => [T, [T.x, T.y, T.vx, T.vy, T.det] as const]));
     const trackUsed = new Uint8Array(this.tracks.length);
@@ -759,15 +764,22 @@ export class Tracker {
    * is all of it: such a track ends, and no later track takes over its sighting (see earlierSighting). Vehicles
    * abreast that merge again make a blob of about twice a vehicle's area, and a part of a whole vehicle's size
    * is one; both tracks stay, as they do while no typical size is learnt.
+   * Such a part's track that did link is refuted too (its link is dropped) when that link is free (no motion known)
+   * and runs PART_APART × as far as its sibling's: a piece of the vehicle has no vehicle of its own to go to, and
+   * the leftover blob it took was another vehicle, often far off and past a line (at 1 fps, a car entering at
+   * the bottom cut in two: one part's track took the car, the other a car near the top, and counted it).
+   * Not in the start-up's passes, which count nothing.
    */
-  private refutedCuts(links: readonly Candidate[], dets: readonly Detection[]): Set<Track> {
+  private refutedCuts(links: readonly Candidate[], dets: readonly Detection[], learnOnly: boolean): Set<Track> {
     const refuted = new Set<Track>();
-    const linked = new Set(links.map((c) => this.tracks[c.t]!));
-    for (const { t, d } of links) {
+    const linkOf = new Map(links.map((c) => [this.tracks[c.t]!, c]));
+    for (const { t, d, along, lateral } of links) {
       const S = this.tracks[t]!, D = dets[d]!;
       if (S.det.splitOf === undefined || D.splitOf !== undefined || !(this.relArea(D) < MERGED)) continue;
       for (const T of this.tracks) {
-        if (T.hits !== 1 || linked.has(T) || T === S || T.lastT !== S.lastT || !cutParts(T.det, S.det)) continue;
+        if (T.hits !== 1 || T === S || T.lastT !== S.lastT || !cutParts(T.det, S.det)) continue;
+        const own = linkOf.get(T);
+        if (own && (learnOnly || !farApart(own, along, lateral))) continue;
         if (this.relArea(T.det) < WHOLE * WHOLE) refuted.add(T);
       }
     }
@@ -1201,6 +1213,12 @@ function cutApart(T: Track, B: Track | undefined): boolean {
 }
 
 /** Whether blobs a and b (of one frame) carry the label of one blob cut apart (see Detection.splitOf). */
+/** Whether link c (sizes per second) runs PART_APART × as far as a sibling's (along, lateral), and 1 further. */
+function farApart(c: Candidate, along: number, lateral: number): boolean {
+  const sib = Math.hypot(along, lateral);
+  return Math.hypot(c.along, c.lateral) > PART_APART * sib && Math.hypot(c.along - along, c.lateral - lateral) > 1;
+}
+
 function cutParts(a: Detection, b: Detection): boolean {
   return a.splitOf !== undefined && a.splitOf === b.splitOf;
 }
