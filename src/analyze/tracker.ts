@@ -140,7 +140,7 @@ const OVERLAP = 0.25;
 // duplicate check.
 const MERGED = 1.5;
 // Parts of one blob move together, whether they are one vehicle or two abreast (vehicles meeting go at like
-// speeds): a part's link with no motion known that runs over PART_APART × as far as its sibling's link (and over
+// speeds): the first link of a part's track that runs over PART_APART × as far as the other part's link (and over
 // a vehicle size a second further) took another vehicle (see refutedCuts).
 const PART_APART = 3;
 // A vehicle first seen past a line was hidden one interval earlier in a merged blob whose box, widened by
@@ -764,11 +764,11 @@ export class Tracker {
    * is all of it: such a track ends, and no later track takes over its sighting (see earlierSighting). Vehicles
    * abreast that merge again make a blob of about twice a vehicle's area, and a part of a whole vehicle's size
    * is one; both tracks stay, as they do while no typical size is learnt.
-   * Such a part's track that did link is refuted too (its link is dropped) when that link is free (no motion known)
-   * and runs PART_APART × as far as its sibling's: a piece of the vehicle has no vehicle of its own to go to, and
-   * the leftover blob it took was another vehicle, often far off and past a line (at 1 fps, a car entering at
-   * the bottom cut in two: one part's track took the car, the other a car near the top, and counted it).
-   * Not in the start-up's passes, which count nothing.
+   * Such a part's track that did link is refuted too (its link is dropped) when that link runs over PART_APART ×
+   * as far as the other part's: a piece of the vehicle has no vehicle of its own to go to, and the leftover blob
+   * it took was another vehicle, often far off and past a line (at 1 fps, a car entering at the bottom cut in two:
+   * one part's track took the car, the other, with no usual motion known there, a car near the top, and counted
+   * it). Not in the start-up's passes, which count nothing.
    */
   private refutedCuts(links: readonly Candidate[], dets: readonly Detection[], learnOnly: boolean): Set<Track> {
     const refuted = new Set<Track>();
@@ -1212,13 +1212,16 @@ function cutApart(T: Track, B: Track | undefined): boolean {
   return last !== undefined && cutParts(T.det, last.d) && last.t === T.lastT;
 }
 
-/** Whether blobs a and b (of one frame) carry the label of one blob cut apart (see Detection.splitOf). */
-/** Whether link c (sizes per second) runs PART_APART × as far as a sibling's (along, lateral), and 1 further. */
+/**
+ * Whether link c runs over PART_APART × as far as the other part's link (along, lateral), and over a vehicle size a
+ * second further (speeds in sizes per second, see Candidate).
+ */
 function farApart(c: Candidate, along: number, lateral: number): boolean {
-  const sib = Math.hypot(along, lateral);
-  return Math.hypot(c.along, c.lateral) > PART_APART * sib && Math.hypot(c.along - along, c.lateral - lateral) > 1;
+  const other = Math.hypot(along, lateral);
+  return Math.hypot(c.along, c.lateral) > PART_APART * other && Math.hypot(c.along - along, c.lateral - lateral) > 1;
 }
 
+/** Whether blobs a and b (of one frame) carry the label of one blob cut apart (see Detection.splitOf). */
 function cutParts(a: Detection, b: Detection): boolean {
   return a.splitOf !== undefined && a.splitOf === b.splitOf;
 }
