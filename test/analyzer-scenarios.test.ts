@@ -12,7 +12,9 @@ import { ALL_TARGETS, countSeeds, expectWithin5Percent, type Scenario } from './
 // Every scenario at 1, 2 and 5 fps (issue 4), plus JPEG quality 60, for eval-sim's durations (roughly 20 or more
 // vehicles per direction and seed for each scenario's traffic volume). A case listed in NOT_MET misses the target today
 // (see docs/accuracy.md, "Simulated scenes"); every other case is run by `npm test` too, so a change that
-// breaks it fails there.
+// breaks it fails there. In the occlusion scene at 1 fps, 5 of the 63 outbound crossings are unseen (eval-sim's
+// `unseen`: a lorry covers more than half of the car in every frame on one side of the line), so within 5% there
+// takes inferring vehicles no frame showed; hard shadows at 1 fps miss vehicles that were in view.
 const NOT_MET = new Set(['occlusion@1', 'hard-shadows@1']);
 const CASES: { scenario: Scenario; fps: number; durationSec: number; jpegQuality?: number; met: boolean }[] = [
   ...(Object.entries(DURATION_SEC) as [Scenario, number][]).filter(([scenario]) => scenario !== 'empty').flatMap(([scenario, durationSec]) =>

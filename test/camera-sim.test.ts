@@ -140,6 +140,36 @@ describe('camera-sim scene', () => {
     expect(fixed.encodeJpeg(4).quality).toBe(60);
   });
 
+  it('tells how much of each vehicle is in view: a lorry in the near lane hides the car beside it', () => {
+    const s = createScene({ seed: 8, scenario: 'occlusion' });
+    const overlap = (a: readonly number[], b: readonly number[]): number =>
+      Math.max(0, Math.min(a[0]! + a[2]!, b[0]! + b[2]!) - Math.max(a[0]!, b[0]!)) * Math.max(0, Math.min(a[1]! + a[3]!, b[1]! + b[3]!) - Math.max(a[1]!, b[1]!));
+    let alone = 0, hiddenCars = 0;
+    for (let t = 30; t <= 60; t++) {
+      const shares = s.visibleShares(t);
+      const vs = s.vehicles(t);
+      for (const [, share] of shares) {
+        expect(share).toBeGreaterThanOrEqual(0);
+        expect(share).toBeLessThanOrEqual(1);
+      }
+      for (const v of vs) {
+        const others = vs.filter((o) => o !== v && overlap(v.bbox, o.bbox) > 0);
+        // Nothing in front of it: all of it shows.
+        if (others.length === 0 && shares.has(v.vehicleId)) { expect(shares.get(v.vehicleId)).toBeGreaterThan(0.99); alone++; }
+        // A car mostly inside a lorry's box, where the lorry shows whole: the lorry is in front of it.
+        const lorry = others.find((o) => o.type === 'heavy' && overlap(v.bbox, o.bbox) >= 0.5 * v.bbox[2] * v.bbox[3] && shares.get(o.vehicleId)! > 0.9);
+        if (v.type === 'car' && lorry && shares.get(v.vehicleId)! < 0.5) hiddenCars++;
+      }
+    }
+    expect(alone).toBeGreaterThan(20);
+    expect(hiddenCars).toBeGreaterThan(0);
+    // Counting only pixels of a region: none in an empty one.
+    const none = s.visibleShares(44, new Uint8Array(s.width * s.height));
+    expect(none.size).toBeGreaterThan(0);
+    for (const [, share] of none) expect(share).toBe(0);
+    expect(() => s.visibleShares(44, new Uint8Array(10))).toThrow(/visibleShares\(t, region\): region must hold 921600 bytes \(1280x720\), got 10/);
+  });
+
   it('rejects bad options with a message naming the option', () => {
     expect(() => createScene({ seed: 1, scenario: 'rush-hour' as never })).toThrow(/scenario: unknown "rush-hour"; use one of default/);
     expect(() => createScene({ seed: -1 })).toThrow(/seed: must be an integer/);

@@ -3,7 +3,7 @@
 // its seeds, and bad arguments are refused by name.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { caseLabel, countSceneCrossings, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
+import { caseLabel, countSceneCrossings, unseenOnOneSide, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
 import { judgeCrossings, matchCrossings } from '../dist/src/eval/match-crossings.js';
 import { MISSED_WHERE } from '../dist/src/eval/missed-where.js';
 import { createScene, SCENARIOS } from '../dist/src/source/camera-sim/index.js';
@@ -21,11 +21,14 @@ describe('eval-sim', () => {
     const one = runCase(c, [1]), two = runCase(c, [2]), both = runCase(c, [1, 2]);
     for (const r of both.rows) {
       const a = one.rows.find((x) => x.key === r.key)!, b = two.rows.find((x) => x.key === r.key)!;
-      expect(r).toEqual({ key: r.key, auto: a.auto + b.auto, truth: a.truth + b.truth });
+      expect(r).toEqual({ key: r.key, auto: a.auto + b.auto, truth: a.truth + b.truth, unseen: a.unseen + b.unseen });
+      expect(r.unseen).toBeLessThanOrEqual(r.truth);
     }
     expect(both.rows.reduce((n, r) => n + r.truth, 0)).toBeGreaterThan(0);
     expect(both.wrong).toBe(both.rows.reduce((n, r) => n + Math.abs(r.auto - r.truth), 0));
     expect([both.missed, both.extra]).toEqual([one.missed + two.missed, one.extra + two.extra]);
+    expect(both.missedUnseen).toBe(one.missedUnseen + two.missedUnseen);
+    expect(both.missedUnseen).toBeLessThanOrEqual(both.missed);
     // Crossing by crossing: every count either pairs with a true crossing or is extra, and so on.
     const auto = both.rows.reduce((n, r) => n + r.auto, 0), truth = both.rows.reduce((n, r) => n + r.truth, 0);
     expect(auto - both.extra).toBe(truth - both.missed);
@@ -53,6 +56,22 @@ describe('eval-sim', () => {
     const where = Object.entries(r.missedWhere);
     expect(where.reduce((a, [, n]) => a + n, 0)).toBe(r.missed);
     for (const [k] of where) expect(Object.keys(MISSED_WHERE)).toContain(k);
+  }, 60_000);
+
+  it('tells which true crossings no frame showed on one side of the line: a car beside a lorry at 1 fps', () => {
+    // Occlusion scene, seed 8: a car entering the view beside a lorry in the near lane, a fifth of it in view in the
+    // one frame before its line at 1 fps (10.8 s); at 5 fps the frames before show more of it.
+    const at = (fps: number) => runCase({ scenario: 'occlusion', fps, durationSec: 50 }, [8]).rows.find((r) => r.key === 'outbound/out')!;
+    const one = at(1), five = at(5);
+    expect(one.unseen).toBeGreaterThan(0);
+    expect(five.unseen).toBeLessThan(one.unseen);
+    // The rule: one side with no frame showing half of the vehicle is enough; a vehicle out of the frame shows nothing.
+    const frames = (...s: (number | undefined)[]) => s.map((share) => new Map(share === undefined ? [] : [[7, share]]));
+    expect(unseenOnOneSide(frames(0.9, 0.8, 0.7, 0.6), 1, 1.5, 7)).toBe(false);
+    expect(unseenOnOneSide(frames(0.9, 0.3, 0.4, 0.45), 1, 0.5, 7)).toBe(true);
+    expect(unseenOnOneSide(frames(0.2, 0.4, 0.9, 0.9), 1, 1.5, 7)).toBe(true);
+    expect(unseenOnOneSide(frames(0.9, 0.9, undefined, undefined), 2, 0.6, 7)).toBe(true);
+    expect(unseenOnOneSide(frames(0.9, 0.9, 0.6), 2, 0.6, 7)).toBe(false);
   }, 60_000);
 
   it('tells which crossings were missed and which counted ones are extra, and what stood beside them', () => {

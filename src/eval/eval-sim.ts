@@ -6,7 +6,8 @@
 // true crossings missed and the counted ones that match none (see matchCrossings), which a phantom count
 // standing in for a missed vehicle cannot hide; the missed ones by vehicle type, and the extra ones by the type of
 // the true vehicle that crossed nearest in time (CaseResult.extraBeside), and the missed ones by where their
-// vehicle was in the frames around its crossing: a blob of its own, merged, or none (see missedWhere). Cases run
+// vehicle was in the frames around its crossing: a blob of its own, merged, or none (see missedWhere); and the true
+// and the missed crossings that no frame showed on one side of the line (see unseenOnOneSide). Cases run
 // in child processes, `--jobs` at a time (default: the machine's cores). Exits non-zero only on errors, never on
 // accuracy misses.
 
@@ -20,6 +21,7 @@ import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { evaluateCounts, type EvalRow } from './evaluate-counts.js';
 import { judgeCrossings, matchWindowSec, type TimedCrossing } from './match-crossings.js';
+import { buildRoiGeometry } from '../analyze/roi-mask.js';
 import { clipBox, missedWhere, MISSED_WHERE, placeAmongBlobs, type Box, type BoxedVehicle, type Place } from './missed-where.js';
 
 type Pose = NonNullable<SceneOptions['pose']>;
@@ -58,8 +60,11 @@ export function suiteCases(): SimCase[] {
 
 export interface CaseResult {
   label: string;
-  /** Per line and direction, summed over the seeds. */
-  rows: { key: string; auto: number; truth: number }[];
+  /**
+   * Per line and direction, summed over the seeds; `unseen`: the true crossings that no frame showed on one side of
+   * the line (see unseenOnOneSide), which a counter of these frames could only infer, not see.
+   */
+  rows: { key: string; auto: number; truth: number; unseen: number }[];
   /** |counted − true| summed over lines and directions. */
   wrong: number;
   /** Crossing by crossing (see matchCrossings): true crossings not counted, and counted ones not true. */
@@ -75,6 +80,42 @@ export interface CaseResult {
   extraBeside: Record<string, number>;
   /** The missed crossings by where their vehicle was in the frames around them (see missedWhere; keys of MISSED_WHERE). */
   missedWhere: Record<string, number>;
+  /**
+   * The missed crossings that were unseen on one side of the line. The pairing in time may call a lorry missed and
+   * the car it hid counted, so the rows' `unseen` (what a counter needs inference for) says more.
+   */
+  missedUnseen: number;
+}
+
+/**
+ * A vehicle showing less than this share of its body in the frame (see Scene.visibleShares, within the ROI) is not
+ * seen in that frame: a lorry in the near lane covers the car beside it, or most of the vehicle is outside the ROI.
+ */
+export const SEEN_SHARE = 0.5;
+
+/**
+ * True when, in every frame on one side of a crossing at `t` s (frames at or before it, or every frame after it),
+ * the vehicle showed less than SEEN_SHARE of itself: `shares[i]` is the frame at i / fps (vehicleId → share; a
+ * vehicle not listed was out of the frame).
+ */
+export function unseenOnOneSide(shares: readonly ReadonlyMap<number, number>[], fps: number, t: number, vehicleId: number): boolean {
+  let before = 0, after = 0;
+  shares.forEach((m, i) => {
+    const share = m.get(vehicleId) ?? 0;
+    if (i / fps <= t) before = Math.max(before, share);
+    else after = Math.max(after, share);
+  });
+  return before < SEEN_SHARE || after < SEEN_SHARE;
+}
+
+/** A full-frame mask (width × height, 1 inside) of the camera's ROI, as the analyzer samples it (pixel centres). */
+function roiRegion(roi: Parameters<typeof buildRoiGeometry>[0], width: number, height: number): Uint8Array {
+  const g = buildRoiGeometry(roi, 1);
+  const region = new Uint8Array(width * height);
+  for (let y = 0; y < g.height && g.y0 + y < height; y++) {
+    for (let x = 0; x < g.width && g.x0 + x < width; x++) region[(g.y0 + y) * width + g.x0 + x] = g.mask[y * g.width + x]!;
+  }
+  return region;
 }
 
 /** How far (s) from an extra crossing the true one it is put beside may be (see CaseResult.extraBeside). */
@@ -102,8 +143,8 @@ export const TAIL_SEC = 3;
  * the scene's truth: per line and direction, and crossing by crossing (see judgeCrossings).
  */
 export function countSceneCrossings(
-  seed: number, c: SimCase & { jpegQuality?: number | undefined },
-): { rows: EvalRow[]; missed: number; extra: number } & TypeTallies {
+  seed: number, c: SimCase & { jpegQuality?: number | undefined }, opts: { unseen?: boolean } = {},
+): { rows: EvalRow[]; missed: number; extra: number; unseen: Record<string, number>; missedUnseen: number } & TypeTallies {
   const pose = c.pose === undefined ? undefined : POSES[c.pose];
   const [width, height] = c.size === undefined ? [] : c.size.split('x').map(Number);
   const scene = createScene({
@@ -116,6 +157,9 @@ export function countSceneCrossings(
     blobsAt.set(tMs - T0, blobs.map((b) => [b.bx, b.by, b.bw, b.bh] as const));
   });
   const buf = new Uint8Array(scene.width * scene.height * 4);
+  // What of each vehicle the ROI showed, frame by frame (only when asked: it adds a quarter to the rendering).
+  const region = opts.unseen ? roiRegion(camera.roi, scene.width, scene.height) : undefined;
+  const shares: Map<number, number>[] = [];
   const frames = Math.floor(c.durationSec * c.fps);
   const last = Math.floor((c.durationSec + TAIL_SEC) * c.fps);
   const auto: TimedCrossing[] = [];
@@ -127,6 +171,7 @@ export function countSceneCrossings(
     let data: Uint8Array = buf;
     if (c.jpegQuality) data = jpeg.decode(scene.encodeJpeg(t).jpeg, { useTArray: true, formatAsRGBA: true }).data;
     else scene.render(t, buf);
+    if (region) shares.push(scene.visibleShares(t, region));
     keep(analyzer.process({ width: scene.width, height: scene.height, data, timeMs: T0 + Math.round(t * 1000) }));
   }
   keep(analyzer.flush());
@@ -153,13 +198,19 @@ export function countSceneCrossings(
     for (const e of truth) if (e.key === x.key && Math.abs(e.t - x.t) <= BESIDE_SEC && (!near || Math.abs(e.t - x.t) < Math.abs(near.t - x.t))) near = e;
     tally(types.extraBeside, near?.type ?? 'none');
   }
+  const unseen: Record<string, number> = {};
+  let missedUnseen = 0;
+  if (region) {
+    for (const e of truth) if (e.t <= until && unseenOnOneSide(shares, c.fps, e.t, e.id)) tally(unseen, e.key);
+    for (const m of judged.unpaired.truth) if (unseenOnOneSide(shares, c.fps, m.t, m.id)) missedUnseen++;
+  }
   const n = (lineId: string, d: 'in' | 'out', k: 'auto' | 'truth'): number => judged.counts.get(`${lineId}/${d}`)?.[k] ?? 0;
   const ids = analyzer.counts().map((l) => l.lineId);
   const report = evaluateCounts(
     { lines: ids.map((id) => ({ id, in: n(id, 'in', 'auto'), out: n(id, 'out', 'auto') })) },
     { lines: Object.fromEntries(ids.map((id) => [id, { in: n(id, 'in', 'truth'), out: n(id, 'out', 'truth') }])) },
   );
-  return { rows: report.rows, missed: judged.missed, extra: judged.extra, ...types };
+  return { rows: report.rows, missed: judged.missed, extra: judged.extra, unseen, missedUnseen, ...types };
 }
 
 /** Adds n to `into[key]`. */
@@ -196,24 +247,26 @@ export function countScene(seed: number, c: SimCase & { jpegQuality?: number | u
 
 /** Counts one case on every seed, in this process. */
 export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
-  const sum = new Map<string, { key: string; auto: number; truth: number }>();
-  let missed = 0, extra = 0;
+  const sum = new Map<string, CaseResult['rows'][number]>();
+  let missed = 0, extra = 0, missedUnseen = 0;
   const types = emptyTypeTallies();
   for (const seed of seeds) {
-    const one = countSceneCrossings(seed, c);
+    const one = countSceneCrossings(seed, c, { unseen: true });
     missed += one.missed;
     extra += one.extra;
+    missedUnseen += one.missedUnseen;
     addTypeTallies(types, one);
     for (const r of one.rows) {
       const key = crossingKey(r);
-      const s = sum.get(key) ?? { key, auto: 0, truth: 0 };
+      const s = sum.get(key) ?? { key, auto: 0, truth: 0, unseen: 0 };
       s.auto += r.auto;
       s.truth += r.truth;
+      s.unseen += one.unseen[key] ?? 0;
       sum.set(key, s);
     }
   }
   const rows = [...sum.values()];
-  return { label: caseLabel(c), rows, wrong: rows.reduce((a, r) => a + Math.abs(r.auto - r.truth), 0), missed, extra, ...types };
+  return { label: caseLabel(c), rows, wrong: rows.reduce((a, r) => a + Math.abs(r.auto - r.truth), 0), missed, extra, missedUnseen, ...types };
 }
 
 export function caseLabel(c: SimCase): string {
@@ -280,16 +333,17 @@ async function main(): Promise<void> {
   const results = await runAll(suiteCases(), seeds, jobs);
   const wrong = results.reduce((a, r) => a + r.wrong, 0);
   const missed = results.reduce((a, r) => a + r.missed, 0), extra = results.reduce((a, r) => a + r.extra, 0);
+  const unseen = results.reduce((a, r) => a + r.rows.reduce((b, x) => b + x.unseen, 0), 0), missedUnseen = results.reduce((a, r) => a + r.missedUnseen, 0);
   const truth = results.reduce((a, r) => a + r.rows.reduce((b, x) => b + x.truth, 0), 0);
   const types = emptyTypeTallies();
   for (const r of results) addTypeTallies(types, r);
   const { truthByType, missedByType, extraBeside, missedWhere: where } = types;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ seeds, cases: results, wrong, missed, extra, truth, truthByType, missedByType, extraBeside, missedWhere: where }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ seeds, cases: results, wrong, missed, extra, unseen, missedUnseen, truth, truthByType, missedByType, extraBeside, missedWhere: where }, null, 2)}\n`);
     return;
   }
   for (const r of results) {
-    const counts = r.rows.filter((x) => x.auto > 0 || x.truth > 0).map((x) => `${x.key} ${x.auto} (${x.truth})`).join(', ') || 'nothing counted, nothing true';
+    const counts = r.rows.filter((x) => x.auto > 0 || x.truth > 0).map((x) => `${x.key} ${x.auto} (${x.truth}${x.unseen ? `, ${x.unseen} unseen` : ''})`).join(', ') || 'nothing counted, nothing true';
     process.stdout.write(`${r.label.padEnd(26)} ${counts} | wrong ${r.wrong} | missed ${r.missed}, extra ${r.extra}\n`);
   }
   process.stdout.write(`seeds ${seeds.join(',')}: ${wrong} vehicles wrong of ${truth}; crossing by crossing ${missed} missed, ${extra} extra\n`);
@@ -297,6 +351,10 @@ async function main(): Promise<void> {
   process.stdout.write(`missed, by vehicle type: ${byType || 'none'}; extra, by the true vehicle beside it (within ${BESIDE_SEC} s): ${formatTally(extraBeside)}\n`);
   const byWhere = largestFirst(where).map((k) => `${MISSED_WHERE[k as keyof typeof MISSED_WHERE]} ${where[k]}`).join(', ');
   process.stdout.write(`missed, by where the vehicle was in the frames before and after its crossing: ${byWhere || 'none'}\n`);
+  process.stdout.write(
+    `unseen (true crossings with no frame on one side of the line showing ${SEEN_SHARE * 100}% of the vehicle in the ROI, out of the frame or ` +
+    `behind a nearer vehicle: a counter can only infer them): ${unseen} of ${truth}; of the ${missed} missed, ${missedUnseen}\n`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

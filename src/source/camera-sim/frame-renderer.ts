@@ -19,6 +19,8 @@ export interface DrawVehicle {
   readonly frontZ: number;
 }
 
+const EMPTY = new Uint8Array(0); // coverage() draws into its owner map, not into pixels
+
 const NOISE_BITS = 20; // a table larger than one 1280x720 frame, so noise never repeats within a frame
 const NOISE_MASK = (1 << NOISE_BITS) - 1;
 
@@ -47,6 +49,9 @@ export class FrameRenderer {
   private readonly shadeFar: number;
   private readonly shadowDX: number;
   private readonly shadowDZ: number;
+  /** While coverage() runs: which vehicle last drew each pixel, the one drawing now, and each one's pixels. */
+  private cover: { owner: Int32Array; id: number; drawn: number[] } | null = null;
+  private owner: Int32Array | null = null;
 
   constructor(camera: CameraModel, background: Uint8Array, params: ScenarioParams, seed: number) {
     this.camera = camera;
@@ -90,6 +95,34 @@ export class FrameRenderer {
     }
     this.finish(gain, frameKey, out);
     return out;
+  }
+
+  /**
+   * For each vehicle (index-aligned with `vehicles`), the pixels of its body in the frame, and how many of them no
+   * nearer vehicle covers (drawn in render's painter's order) and lie where `region` is non-zero (every pixel when
+   * it is not given): what of each vehicle a camera shows.
+   */
+  coverage(vehicles: readonly DrawVehicle[], region?: Uint8Array): { drawn: number[]; visible: number[] } {
+    const n = this.camera.width * this.camera.height;
+    const owner = (this.owner ??= new Int32Array(n));
+    owner.fill(-1);
+    const drawn = vehicles.map(() => 0);
+    const camX = this.camera.pose.x;
+    const order = vehicles.map((_, i) => i).sort((a, b) => distance(vehicles[b]!, camX) - distance(vehicles[a]!, camX));
+    try {
+      for (const i of order) {
+        this.cover = { owner, id: i, drawn };
+        this.drawVehicle(vehicles[i]!, EMPTY);
+      }
+    } finally {
+      this.cover = null;
+    }
+    const visible = vehicles.map(() => 0);
+    for (let p = 0; p < n; p++) {
+      const id = owner[p]!;
+      if (id >= 0 && (!region || region[p] !== 0)) visible[id]!++;
+    }
+    return { drawn, visible };
   }
 
   private drawShadows(vehicles: readonly DrawVehicle[], out: Uint8Array): void {
@@ -226,6 +259,16 @@ export class FrameRenderer {
     };
     at(u0, v0); at(u1, v0); at(u1, v1); at(u0, v1);
     const n = poly.project(this.camera);
+    const cover = this.cover;
+    if (cover) {
+      const { owner, id, drawn } = cover, width = this.camera.width;
+      scanConvex(poly.img, n, width, this.camera.height, (y, x0, x1) => {
+        for (let p = y * width + x0, end = y * width + x1; p <= end; p++) {
+          if (owner[p] !== id) { owner[p] = id; drawn[id]!++; }
+        }
+      });
+      return;
+    }
     const s = (x: number): number => Math.min(255, Math.round(x * shade));
     fillConvex(out, this.camera.width, this.camera.height, poly.img, n, s(rgb[0]!), s(rgb[1]!), s(rgb[2]!));
   }

@@ -70,6 +70,13 @@ export interface Scene {
   truthCounts(untilSec: number, fromSec?: number): TruthCounts;
   /** Vehicles at least partly in the frame at tSec, with their body bounding boxes. */
   vehicles(tSec: number): VisibleVehicle[];
+  /**
+   * For each vehicle drawn in the frame at tSec (by vehicleId): the share of its pixels in the frame that no
+   * nearer vehicle covers, 0 to 1, counting only pixels where `region` (width × height, e.g. the ROI) is non-zero
+   * when given: how much of it a camera, or an analyzer of that region, can see. Vehicles with no pixel in the
+   * frame are not listed.
+   */
+  visibleShares(tSec: number, region?: Uint8Array): Map<number, number>;
   /** Camera config (without url) for src/config/validate-config.ts: ROI and counting lines of this view. */
   cameraConfig(): SimCameraConfig;
 }
@@ -136,6 +143,25 @@ export function createScene(opts: SceneOptions): Scene {
   let scratch: Uint8Array | null = null;
   const lines: readonly SimLine[] = design.lines;
 
+  const visibleShares = (tSec: number, region?: Uint8Array): Map<number, number> => {
+    checkTime('visibleShares(t)', tSec);
+    if (region !== undefined && region.length !== width * height) {
+      throw new ConfigError(`camera-sim visibleShares(t, region): region must hold ${width * height} bytes (${width}x${height}), got ${region.length}`);
+    }
+    renderer ??= new FrameRenderer(camera, renderBackground(camera, params, seed), params, seed);
+    sim.advanceTo(tSec, true);
+    const list: DrawVehicle[] = [];
+    const ids: number[] = [];
+    sim.vehiclesAt(tSec, (veh, frontZ) => {
+      list.push({ model: veh.model, direction: veh.direction, x: veh.x, frontZ });
+      ids.push(veh.id);
+    });
+    const { drawn, visible } = renderer.coverage(list, region);
+    const out = new Map<number, number>();
+    ids.forEach((id, i) => { if (drawn[i]! > 0) out.set(id, visible[i]! / drawn[i]!); });
+    return out;
+  };
+
   const render = (tSec: number, out?: Uint8Array): Uint8Array => {
     checkTime('render(t)', tSec);
     const size = width * height * 4;
@@ -174,6 +200,7 @@ export function createScene(opts: SceneOptions): Scene {
     },
     jpegQualityAt,
     crossings,
+    visibleShares,
     truthCounts(untilSec, fromSec = 0) {
       const out: Record<string, { in: number; out: number }> = {};
       for (const l of lines) out[l.id] = { in: 0, out: 0 };
