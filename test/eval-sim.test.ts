@@ -3,7 +3,7 @@
 // its seeds, and bad arguments are refused by name.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { caseLabel, countSceneCrossings, unseenOnOneSide, runCase, suiteCases } from '../dist/src/eval/eval-sim.js';
+import { caseLabel, countSceneCrossings, runCase, suiteCases, unseenOnOneSide } from '../dist/src/eval/eval-sim.js';
 import { judgeCrossings, matchCrossings } from '../dist/src/eval/match-crossings.js';
 import { MISSED_WHERE } from '../dist/src/eval/missed-where.js';
 import { createScene, SCENARIOS } from '../dist/src/source/camera-sim/index.js';
@@ -59,8 +59,9 @@ describe('eval-sim', () => {
   }, 60_000);
 
   it('tells which true crossings no frame showed on one side of the line: a car beside a lorry at 1 fps', () => {
-    // Occlusion scene, seed 8: a car entering the view beside a lorry in the near lane, a fifth of it in view in the
-    // one frame before its line at 1 fps (10.8 s); at 5 fps the frames before show more of it.
+    // Occlusion scene, seed 8: car V75 comes into view beside a lorry in the near lane and crosses at 10.75 s; at
+    // 1 fps the one frame before its line (10 s) shows a fifth of it; at 5 fps the frame at 9.4 s, as it came into
+    // view, showed 81%.
     const at = (fps: number) => runCase({ scenario: 'occlusion', fps, durationSec: 50 }, [8]).rows.find((r) => r.key === 'outbound/out')!;
     const one = at(1), five = at(5);
     expect(one.unseen).toBeGreaterThan(0);
