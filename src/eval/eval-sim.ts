@@ -199,11 +199,10 @@ export function countSceneCrossings(
     tally(types.extraBeside, near?.type ?? 'none');
   }
   const unseen: Record<string, number> = {};
-  let missedUnseen = 0;
-  if (region) {
-    for (const e of truth) if (e.t <= until && unseenOnOneSide(shares, c.fps, e.t, e.id)) tally(unseen, e.key);
-    for (const m of judged.unpaired.truth) if (unseenOnOneSide(shares, c.fps, m.t, m.id)) missedUnseen++;
-  }
+  // The missed crossings are among `truth` (judgeCrossings hands back the same objects), each judged once.
+  const unseenTruth = new Set(region ? truth.filter((e) => e.t <= until && unseenOnOneSide(shares, c.fps, e.t, e.id)) : []);
+  for (const e of unseenTruth) tally(unseen, e.key);
+  const missedUnseen = judged.unpaired.truth.filter((m) => unseenTruth.has(m)).length;
   const n = (lineId: string, d: 'in' | 'out', k: 'auto' | 'truth'): number => judged.counts.get(`${lineId}/${d}`)?.[k] ?? 0;
   const ids = analyzer.counts().map((l) => l.lineId);
   const report = evaluateCounts(

@@ -50,7 +50,7 @@ export class FrameRenderer {
   private readonly shadowDX: number;
   private readonly shadowDZ: number;
   /** While coverage() runs: which vehicle last drew each pixel, the one drawing now, and each one's pixels. */
-  private cover: { owner: Int32Array; id: number; drawn: number[] } | null = null;
+  private cover: { readonly owner: Int32Array; id: number; readonly drawn: number[] } | null = null;
   private owner: Int32Array | null = null;
 
   constructor(camera: CameraModel, background: Uint8Array, params: ScenarioParams, seed: number) {
@@ -88,10 +88,7 @@ export class FrameRenderer {
     out.set(this.background);
     if (vehicles.length > 0) {
       this.drawShadows(vehicles, out);
-      const camX = this.camera.pose.x;
-      // Painter's order: farthest from the camera first.
-      const order = [...vehicles].sort((a, b) => distance(b, camX) - distance(a, camX));
-      for (const v of order) this.drawVehicle(v, out);
+      for (const i of this.paintersOrder(vehicles)) this.drawVehicle(vehicles[i]!, out);
     }
     this.finish(gain, frameKey, out);
     return out;
@@ -107,11 +104,10 @@ export class FrameRenderer {
     const owner = (this.owner ??= new Int32Array(n));
     owner.fill(-1);
     const drawn = vehicles.map(() => 0);
-    const camX = this.camera.pose.x;
-    const order = vehicles.map((_, i) => i).sort((a, b) => distance(vehicles[b]!, camX) - distance(vehicles[a]!, camX));
+    const cover = (this.cover = { owner, id: -1, drawn });
     try {
-      for (const i of order) {
-        this.cover = { owner, id: i, drawn };
+      for (const i of this.paintersOrder(vehicles)) {
+        cover.id = i;
         this.drawVehicle(vehicles[i]!, EMPTY);
       }
     } finally {
@@ -123,6 +119,12 @@ export class FrameRenderer {
       if (id >= 0 && (!region || region[p] !== 0)) visible[id]!++;
     }
     return { drawn, visible };
+  }
+
+  /** Indices of `vehicles` in painter's order: farthest from the camera first (a stable sort). */
+  private paintersOrder(vehicles: readonly DrawVehicle[]): number[] {
+    const camX = this.camera.pose.x;
+    return vehicles.map((_, i) => i).sort((a, b) => distance(vehicles[b]!, camX) - distance(vehicles[a]!, camX));
   }
 
   private drawShadows(vehicles: readonly DrawVehicle[], out: Uint8Array): void {

@@ -143,12 +143,8 @@ export function createScene(opts: SceneOptions): Scene {
   let scratch: Uint8Array | null = null;
   const lines: readonly SimLine[] = design.lines;
 
-  const visibleShares = (tSec: number, region?: Uint8Array): Map<number, number> => {
-    checkTime('visibleShares(t)', tSec);
-    if (region !== undefined && region.length !== width * height) {
-      throw new ConfigError(`camera-sim visibleShares(t, region): region must hold ${width * height} bytes (${width}x${height}), got ${region.length}`);
-    }
-    renderer ??= new FrameRenderer(camera, renderBackground(camera, params, seed), params, seed);
+  /** The vehicles in view at tSec as the renderer draws them, with their ids (same order). */
+  const drawList = (tSec: number): { list: DrawVehicle[]; ids: number[] } => {
     sim.advanceTo(tSec, true);
     const list: DrawVehicle[] = [];
     const ids: number[] = [];
@@ -156,7 +152,17 @@ export function createScene(opts: SceneOptions): Scene {
       list.push({ model: veh.model, direction: veh.direction, x: veh.x, frontZ });
       ids.push(veh.id);
     });
-    const { drawn, visible } = renderer.coverage(list, region);
+    return { list, ids };
+  };
+  const getRenderer = (): FrameRenderer => (renderer ??= new FrameRenderer(camera, renderBackground(camera, params, seed), params, seed));
+
+  const visibleShares = (tSec: number, region?: Uint8Array): Map<number, number> => {
+    checkTime('visibleShares(t)', tSec);
+    if (region !== undefined && region.length !== width * height) {
+      throw new ConfigError(`camera-sim visibleShares(t, region): region must hold ${width * height} bytes (${width}x${height}), got ${region.length}`);
+    }
+    const { list, ids } = drawList(tSec);
+    const { drawn, visible } = getRenderer().coverage(list, region);
     const out = new Map<number, number>();
     ids.forEach((id, i) => { if (drawn[i]! > 0) out.set(id, visible[i]! / drawn[i]!); });
     return out;
@@ -168,12 +174,9 @@ export function createScene(opts: SceneOptions): Scene {
     if (out !== undefined && out.length !== size) {
       throw new ConfigError(`camera-sim render(t, out): out must hold ${size} bytes (${width}x${height} RGBA), got ${out.length}`);
     }
-    renderer ??= new FrameRenderer(camera, renderBackground(camera, params, seed), params, seed);
-    sim.advanceTo(tSec, true);
-    const list: DrawVehicle[] = [];
-    sim.vehiclesAt(tSec, (veh, frontZ) => list.push({ model: veh.model, direction: veh.direction, x: veh.x, frontZ }));
+    const { list } = drawList(tSec);
     // Noise is keyed to the millisecond, so the same instant always gets the same noise.
-    return renderer.render(list, light.gain(tSec), Math.round(tSec * 1000), out ?? new Uint8Array(size));
+    return getRenderer().render(list, light.gain(tSec), Math.round(tSec * 1000), out ?? new Uint8Array(size));
   };
 
   const jpegQualityAt = (tSec: number): number => fixedQuality ?? 70 + (hash32(seed, Math.round(tSec * 1000), 5150) % 16);
