@@ -121,6 +121,8 @@ export class Daemon implements AsyncDisposable {
           this.#log.info(`camera ${camera.id}: back after ${info.afterFailures} failed attempt(s)`);
         },
         onSlot: (timeMs: number) => this.#store.addFrameTicks(camera.id, timeMs, { expected: 1 }),
+        // The poll in flight when the daemon stops was cut short by us: not a frame the camera failed to give.
+        onSlotCancelled: (timeMs: number) => this.#store.withdrawExpected(camera.id, timeMs),
         // A camera that refreshes more slowly than it is polled is up: its unchanged answers count as received.
         // One that sends the same image for frozenAfterMs is said to be frozen, once.
         onUnchanged: (timeMs: number) => {

@@ -21,6 +21,7 @@ export function createSource(camera: CameraConfig, events: SourceEvents & SlotEv
     onError: events.onError,
     onRecover: events.onRecover,
     onSlot: events.onSlot,
+    onSlotCancelled: events.onSlotCancelled,
     onUnchanged: events.onUnchanged,
   };
   switch (camera.kind) {

@@ -48,6 +48,11 @@ export interface SlotEvents {
   /** Called once per poll slot (every pollIntervalMs) while frames() is being iterated, even during an outage. */
   onSlot?(timeMs: number): void;
   /**
+   * A slot already reported to onSlot whose request the source's own shutdown aborted (close(), or the signal
+   * given to frames()): the camera was not asked to the end, so uptime should not expect that frame.
+   */
+  onSlotCancelled?(timeMs: number): void;
+  /**
    * Called when the camera answered but its image had not changed (HTTP 304, or byte-identical): it is up,
    * but there is no new frame to analyse. Uptime counts it as received.
    */

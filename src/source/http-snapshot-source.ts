@@ -89,7 +89,11 @@ export class HttpSnapshotSource implements FrameSource {
             this.#inFlight.delete(pending);
           }
         } catch (err) {
-          if (ctrl.signal.aborted) break;
+          if (ctrl.signal.aborted) {
+            // Our shutdown cut this request short, not the camera: its slot is not a frame the camera missed.
+            if (this.#http.clock.hasReported(due)) this.#opts.onSlotCancelled?.(due);
+            break;
+          }
           const delay = this.#http.backoff.next();
           this.#retryAt = this.#http.now() + delay;
           this.#http.stats.failure(err as SourceError, delay);

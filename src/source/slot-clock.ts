@@ -51,6 +51,11 @@ export class SlotClock {
     this.#timer = undefined;
   }
 
+  /** Whether the slot due at `t` has been reported to onSlot. */
+  hasReported(t: number): boolean {
+    return this.#t0 !== undefined && t < this.#slotTime(this.#nextTick);
+  }
+
   /** Time of the first slot at or after `t` (t0 is fixed by start()). */
   slotAtOrAfter(t: number): number {
     return this.#slotTime(this.#indexAtOrAfter(t));

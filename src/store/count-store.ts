@@ -273,13 +273,30 @@ export class CountStore implements AsyncDisposable {
 
   /** Adds to the frame accounting of the camera's minute containing timeMs (written at the next flush). */
   addFrameTicks(cameraId: string, timeMs: number, delta: FrameTickDelta): void {
-    this.#checkOpen('addFrameTicks');
-    if (typeof cameraId !== 'string' || cameraId === '') throw bad(`addFrameTicks cameraId: must be a camera id, got ${JSON.stringify(cameraId)}`);
-    if (!Number.isFinite(timeMs)) throw bad(`addFrameTicks timeMs: must be ms since the epoch, got ${String(timeMs)}`);
+    this.#checkFrameTick('addFrameTicks', cameraId, timeMs);
     for (const k of FRAME_DELTA_KEYS) {
       const v = delta[k];
       if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw bad(`addFrameTicks ${k}: must be a non-negative integer, got ${String(v)}`);
     }
+    this.#addFrames(cameraId, timeMs, delta);
+  }
+
+  /**
+   * Takes back one expected frame added at timeMs (`addFrameTicks(..., { expected: 1 })`, same timeMs so the same
+   * minute): a poll that the daemon's own shutdown cut short, which the camera cannot be said to have missed.
+   */
+  withdrawExpected(cameraId: string, timeMs: number): void {
+    this.#checkFrameTick('withdrawExpected', cameraId, timeMs);
+    this.#addFrames(cameraId, timeMs, { expected: -1 });
+  }
+
+  #checkFrameTick(what: string, cameraId: string, timeMs: number): void {
+    this.#checkOpen(what);
+    if (typeof cameraId !== 'string' || cameraId === '') throw bad(`${what} cameraId: must be a camera id, got ${JSON.stringify(cameraId)}`);
+    if (!Number.isFinite(timeMs)) throw bad(`${what} timeMs: must be ms since the epoch, got ${String(timeMs)}`);
+  }
+
+  #addFrames(cameraId: string, timeMs: number, delta: FrameTickDelta): void {
     const startMs = floorTo(timeMs, BUCKET_MS.minute);
     const key = `${cameraId}\0${startMs}`;
     let agg = this.#frames.get(key);
