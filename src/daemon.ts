@@ -62,6 +62,8 @@ interface CameraPipeline {
   lastNewImageAt: number;
   /** Whether the log has said the camera froze (said once, until a new image comes). */
   frozenWarned: boolean;
+  /** Changes of frame size the log has told (CameraAnalyzer.lastResize.count). */
+  resizesLogged: number;
 }
 
 /** Analysed frames between two checks of the ROI's reach around the lines. */
@@ -134,7 +136,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}]`), source, stats, lastSeq: -1, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false };
+      const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}]`), source, stats, lastSeq: -1, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0 };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -215,6 +217,12 @@ export class Daemon implements AsyncDisposable {
         }
       } finally {
         f.release();
+        // Said once per change, also when the frame that showed it was refused (a ROI that no longer fits).
+        const resize = p.analyzer.lastResize;
+        if (resize && resize.count !== p.resizesLogged) {
+          p.resizesLogged = resize.count;
+          this.#log.warn(`camera ${cameraId}: ${resize.message}; ${describeFrameSizeOptions(p.analyzer.options)}`);
+        }
       }
     }
   }
@@ -271,6 +279,7 @@ export class Daemon implements AsyncDisposable {
           const what = source.lastError?.message ?? `camera ${p.camera.id}: no frame`;
           warnings.push({ message: `${what} (${source.consecutiveFailures} failed attempt(s) in a row${retry})` });
         }
+        if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         if (!p.analyzer.starting) warnings.push(...p.analyzer.lineReachWarnings(lineReach));
         return {
           ...p.stats,

@@ -1,7 +1,8 @@
 // The command line as a user meets it: help on every command, clear one-line errors with exit code 2,
 // and `replay --json` printing exactly the documented shape on stdout.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import jpeg from 'jpeg-js';
 import { describe, expect, it } from 'vitest';
 import { renderClip } from '../dist/src/source/camera-sim/render-clip.js';
 import { loadConfigFile } from '../dist/src/config/validate-config.js';
@@ -75,6 +76,23 @@ describe('traffic-counter CLI', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(`cameras[0].roi: reaches (1900, 1000) but the decoded frame is only 1280x720`);
     expect(clip.frames).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('replay warns where the frames change shape and the ROI is kept as drawn', async () => {
+    const dir = tempDir();
+    const frames = join(dir, 'frames');
+    mkdirSync(frames);
+    // Three frames of 640x360, then three of 640x480 (another shape: the ROI, drawn on the first, is kept).
+    for (let i = 0; i < 6; i++) {
+      const [w, h] = i < 3 ? [640, 360] : [640, 480];
+      const data = jpeg.encode({ data: new Uint8Array(w * h * 4).fill(100 + i), width: w, height: h }, 90).data;
+      writeFileSync(join(frames, `frame${String(i + 1).padStart(4, '0')}.jpg`), data);
+    }
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ cameras: [{ id: 'c', roi: [[0, 0], [640, 0], [640, 360], [0, 360]], lines: [{ id: 'l', from: [0, 180], to: [640, 180] }] }] }));
+    const r = await runCli(['replay', '--config', file, '--frames', frames, '--fps', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: frame 4: frames changed size from 640x360 to 640x480: another shape .*redraw them on a frame of this size \(cameras\[0\]\)/);
   }, 60_000);
 
   it('replay --json prints exactly {frames, cameras:[{id, lines:[{id, in, out}]}]} and counts the clip', async () => {

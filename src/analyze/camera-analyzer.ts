@@ -2,7 +2,7 @@
 // Pure computation on reused typed arrays; frames are never kept after process() returns.
 
 import { ConfigError } from '../errors.js';
-import type { CameraConfig } from '../config/config-types.js';
+import type { CameraConfig, Point } from '../config/config-types.js';
 import type { AnalyzerFrame, CrossingEvent, LineReach, VehicleClass } from './analyzer-types.js';
 import { FRAME_SIZE_KEYS, resolveAnalyzerOptions, type AnalyzerOptions } from './analyzer-options.js';
 import { buildRoiGeometry, checkFrameContainsRoi, sampleRoi, type RoiGeometry } from './roi-mask.js';
@@ -162,8 +162,8 @@ class ScaledAnalyzer {
 
   private *stepsUntimed(frame: AnalyzerFrame): Generator<CrossingEvent[], void, undefined> {
     const scale = frame.scale ?? 1;
-    // Re-checked whenever size or scale changes (e.g. a camera that switched resolution, or decoders restarted
-    // with another decodeScale): the sampling below relies on both.
+    // Re-checked whenever size or scale changes (decoders restarted with another decodeScale; a camera whose
+    // frames change size gets a new ScaledAnalyzer, see CameraAnalyzer): the sampling below relies on both.
     const key = `${frame.width}x${frame.height}@${scale}`;
     if (key !== this.checkedSize) {
       checkFrameContainsRoi(this.geom, frame.width, frame.height, scale, this.path);
@@ -513,11 +513,31 @@ function median(v: number[]): number {
 }
 
 /**
+ * Frames within this share of the first frame's shape (width / height) are the same view at another size: a
+ * camera switched between its streams or resolutions. Another shape may be a crop or a stretch.
+ */
+const SAME_SHAPE = 0.02;
+
+/** A camera whose frames changed size, as the daemon logs it (once per change). */
+export interface FrameSizeChange {
+  /** How many changes so far (1 for the first). */
+  readonly count: number;
+  readonly message: string;
+  /**
+   * The frames have another shape than those the ROI and lines were drawn on, which were kept as drawn: they
+   * may not fit the view any more, which lasts until they are redrawn (a health warning, not only a log line).
+   */
+  readonly misfit: boolean;
+}
+
+/**
  * One camera's analyzer: ROI crop → background → foreground → blobs → tracks → line crossings (see
  * ScaledAnalyzer). The frame-size options a camera leaves unset (working resolution, smallest vehicle part,
- * line margin: FRAME_SIZE_KEYS) follow its first decoded frame; until then, and for the rest of its life, it
- * works at the scale that frame chose (a camera that later changes resolution is re-checked, not re-scaled).
- * Its config is checked at construction, at the 1280x720 defaults.
+ * line margin: FRAME_SIZE_KEYS) follow its first decoded frame, whose pixels the ROI and lines are taken to be
+ * drawn in. A camera whose frames later change size starts again at the new size (held crossings counted,
+ * totals kept, the background learnt again): frames of the same shape are the same view, and the ROI and
+ * lines are scaled to them; for another shape they are kept as drawn (and a ROI that no longer fits is refused
+ * with every frame, naming the fix). Its config is checked at construction, at the 1280x720 defaults.
  */
 export class CameraAnalyzer {
   private readonly camera: CameraConfig;
@@ -525,6 +545,13 @@ export class CameraAnalyzer {
   private inner: ScaledAnalyzer;
   /** Whether the frame-size options were set from a frame (or needed no frame: all given). */
   private sized: boolean;
+  /** Full-size frame the ROI and lines are drawn on (the first frame's), and the one analysed now. */
+  private drawnOn?: FrameSize;
+  private frameSize?: FrameSize;
+  /** Counts of the analyzers that came before a change of frame size, per line. */
+  private readonly carried = new Map<string, { in: number; out: number }>();
+  /** The latest change of frame size, if any. */
+  lastResize?: FrameSizeChange;
 
   /** `observer`: see BlobObserver (none in the daemon). */
   constructor(camera: CameraConfig, path = `cameras[${camera.id}]`, private readonly observer?: BlobObserver) {
@@ -547,16 +574,61 @@ export class CameraAnalyzer {
   }
 
   /** See ScaledAnalyzer.steps: process() in steps of a few milliseconds, for a caller that shares its thread. */
-  steps(frame: AnalyzerFrame): Generator<CrossingEvent[], void, undefined> {
+  *steps(frame: AnalyzerFrame): Generator<CrossingEvent[], void, undefined> {
+    const scale = frame.scale ?? 1;
+    const size = { width: frame.width * scale, height: frame.height * scale, scale };
+    if (this.frameSize && !sameFrameSize(size, this.frameSize)) {
+      yield* this.resize(frame, size);
+      return;
+    }
     if (!this.sized) {
-      const scale = frame.scale ?? 1;
-      const size = { width: frame.width * scale, height: frame.height * scale, scale };
       const options = resolveAnalyzerOptions(this.camera.analyzer, `${this.path}.analyzer`, size);
       // A ROI too small for the fitted scale throws here, for every frame, as a frame too small for the ROI does.
       if (FRAME_SIZE_KEYS.some((k) => options[k] !== this.inner.options[k])) this.inner = new ScaledAnalyzer(this.camera, this.path, options, this.observer);
       this.sized = true;
     }
-    return this.inner.steps(frame);
+    const batches = this.inner.steps(frame);
+    // The frame's checks (ROI inside it, data length) run in the first step: only a frame taken in sets the
+    // size the ROI and lines are drawn on.
+    let step = batches.next();
+    this.drawnOn ??= size;
+    this.frameSize ??= size;
+    for (; !step.done; step = batches.next()) yield step.value;
+  }
+
+  /** A frame of another size than the last: count what the analyzer holds and start again at the new size. */
+  private *resize(frame: AnalyzerFrame, size: FrameSize): Generator<CrossingEvent[], void, undefined> {
+    const from = this.drawnOn!;
+    const fx = size.width / from.width, fy = size.height / from.height;
+    const sameShape = Math.abs(fx / fy - 1) <= SAME_SHAPE;
+    const camera = sameShape ? scaleCoordinates(this.camera, fx, fy) : this.camera;
+    // Built first: if the new size cannot be analysed (a ROI too small for it), this frame is refused and
+    // nothing is lost.
+    const next = new ScaledAnalyzer(camera, this.path, resolveAnalyzerOptions(camera.analyzer, `${this.path}.analyzer`, size), this.observer);
+    const held = this.inner.flush();
+    for (const c of this.inner.counts()) {
+      const sum = this.carried.get(c.lineId) ?? { in: 0, out: 0 };
+      this.carried.set(c.lineId, { in: sum.in + c.in, out: sum.out + c.out });
+    }
+    const was = `${Math.round(this.frameSize!.width)}x${Math.round(this.frameSize!.height)}`;
+    const now = `${Math.round(size.width)}x${Math.round(size.height)}`;
+    const drawn = `${Math.round(from.width)}x${Math.round(from.height)}`;
+    const factor = (f: number): string => String(Math.round(f * 1000) / 1000);
+    const coords = !sameShape
+      ? `another shape than the ${drawn} frames the ROI and lines were drawn on, so they are kept as drawn: redraw them on a frame of this size (${this.path})`
+      : fx === 1 && fy === 1
+        ? 'the size the ROI and lines were drawn on'
+        : `the same shape as the ${drawn} frames the ROI and lines were drawn on, so they are scaled by ${fx === fy ? factor(fx) : `${factor(fx)} x ${factor(fy)}`} to match`;
+    this.lastResize = {
+      count: (this.lastResize?.count ?? 0) + 1,
+      message: `frames changed size from ${was} to ${now}: ${coords}; the background is learnt again (start-up), counts so far are kept`,
+      misfit: !sameShape,
+    };
+    this.inner = next;
+    this.frameSize = size;
+    this.sized = true;
+    if (held.length > 0) yield held;
+    yield* next.steps(frame);
   }
 
   /** True while the start-up frames are being buffered (the background is not yet learnt). */
@@ -569,8 +641,12 @@ export class CameraAnalyzer {
     return this.inner.flush();
   }
 
+  /** Per line, everything counted since construction (across changes of frame size). */
   counts(): { lineId: string; in: number; out: number }[] {
-    return this.inner.counts();
+    return this.inner.counts().map((c) => {
+      const before = this.carried.get(c.lineId);
+      return before ? { lineId: c.lineId, in: c.in + before.in, out: c.out + before.out } : c;
+    });
   }
 
   stats(): { frames: number; tracks: number; avgMs: number } {
@@ -589,6 +665,27 @@ export class CameraAnalyzer {
 
   /** Forgets what was learnt and counted (the working scale stays). */
   reset(): void {
+    this.carried.clear();
     this.inner.reset();
   }
+}
+
+interface FrameSize {
+  readonly width: number;
+  readonly height: number;
+  /** Decode scale of the frame it was measured on: a frame decoded at 1/s is its full size rounded up to s px. */
+  readonly scale: number;
+}
+
+/** The same full-size frame, whatever scale each was decoded at. */
+function sameFrameSize(a: FrameSize, b: FrameSize): boolean {
+  const tol = Math.max(a.scale, b.scale);
+  return Math.abs(a.width - b.width) < tol && Math.abs(a.height - b.height) < tol;
+}
+
+/** The camera with its ROI and lines in pixels of a frame fx × fy the size of the one they were drawn on. */
+function scaleCoordinates(camera: CameraConfig, fx: number, fy: number): CameraConfig {
+  if (fx === 1 && fy === 1) return camera;
+  const at = ([x, y]: Point): Point => [x * fx, y * fy];
+  return { ...camera, roi: camera.roi.map(at), lines: camera.lines.map((l) => ({ ...l, from: at(l.from), to: at(l.to) })) };
 }

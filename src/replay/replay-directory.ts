@@ -26,8 +26,9 @@ export interface ReplayResult {
   cameras: {
     id: string;
     lines: { id: string; in: number; out: number }[];
-    /** At the end of the clip: the ROI's reach around each line, and the warnings it gives (see lineReachWarning). */
+    /** At the end of the clip: the ROI's reach around each line (see lineReachWarning). */
     lineReach: LineReach[];
+    /** Each change of frame size in the clip (see CameraAnalyzer.lastResize), then the reach's warnings. */
     warnings: string[];
     /** The analyzer's frame-size options in use (fitted to the frames where the config leaves them unset). */
     scale: FrameSizeOptions;
@@ -38,6 +39,8 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
   // One source: every camera in the config looks at the same frames (each with its own ROI and lines).
   const source = new DirectorySource({ cameraId: 'replay', dir: opts.framesDir, fps: opts.fps, every: opts.every });
   const analyzers = config.cameras.map((c, i) => new CameraAnalyzer(c, `cameras[${i}]`));
+  /** Per camera, each change of frame size the clip made (CameraAnalyzer.lastResize), told with the warnings. */
+  const resizes = analyzers.map(() => [] as string[]);
   const limits = {
     maxMegapixels: Math.max(...config.cameras.map((c) => c.maxMegapixels)),
     maxDecodeMemoryMB: Math.max(...config.cameras.map((c) => c.maxDecodeMemoryMB)),
@@ -54,8 +57,9 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
     const f = out.frame;
     try {
       result.frames++;
-      for (const a of analyzers) {
+      for (const [i, a] of analyzers.entries()) {
         for (const ev of a.process({ width: f.width, height: f.height, scale: f.scale, data: f.data, timeMs: f.capturedAt })) opts.onEvent?.(ev);
+        if (a.lastResize && a.lastResize.count > resizes[i]!.length) resizes[i]!.push(`frame ${result.frames}: ${a.lastResize.message}`);
       }
     } finally {
       f.release();
@@ -82,7 +86,7 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
   result.cameras = config.cameras.map((c, i) => {
     const a = analyzers[i]!;
     const lineReach = a.lineReach();
-    const warnings = a.lineReachWarnings(lineReach).map((w) => w.message);
+    const warnings = [...resizes[i]!, ...a.lineReachWarnings(lineReach).map((w) => w.message)];
     return { id: c.id, lines: a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })), lineReach, warnings, scale: frameSizeOptions(a.options) };
   });
   return result;
