@@ -1,6 +1,6 @@
 // `npm run eval:sim`: the simulated suite that docs/accuracy.md judges changes by. Its cases are the accuracy
-// tests' (every scenario and the empty road at 1, 2 and 5 fps, five placements at 1 and 2.5 fps), a case sums
-// its seeds, and bad arguments are refused by name.
+// tests' (every scenario and the empty road at 1, 2 and 5 fps, five placements at 1 and 2.5 fps) and a counter
+// restarted in traffic; a case sums its seeds, and bad arguments are refused by name.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { caseLabel, countSceneCrossings, runCase, suiteCases, unseenOnOneSide } from '../dist/src/eval/eval-sim.js';
@@ -14,7 +14,23 @@ describe('eval-sim', () => {
     expect(new Set(labels).size).toBe(labels.length);
     for (const s of SCENARIOS) for (const fps of [1, 2, 5]) expect(labels).toContain(`${s} ${fps} fps`);
     for (const pose of ['steep', 'low', 'turned', 'lens', 'gantry']) for (const fps of [1, 2.5]) expect(labels).toContain(`default ${fps} fps ${pose}`);
+    // And a counter restarted in the middle of the traffic (the scenes begin on an empty road; a restart does not).
+    for (const fps of [1, 2]) expect(labels).toContain(`default ${fps} fps from 60 s`);
   });
+
+  it('judges a counter started in the middle of the traffic on what crossed from then on', () => {
+    // Default traffic, 2 fps, 40-70 s: the truth is every crossing from the first frame analysed, and no count
+    // comes from before it (the analyzer never saw those frames).
+    const scene = createScene({ seed: 3, scenario: 'default' });
+    const from = scene.crossings(70).filter((e) => e.t >= 40 && e.t <= 70);
+    expect(from.length).toBeGreaterThan(5);
+    const r = countSceneCrossings(3, { scenario: 'default', fps: 2, durationSec: 70, startSec: 40 });
+    expect(r.rows.reduce((n, row) => n + row.truth, 0)).toBe(from.length);
+    const whole = countSceneCrossings(3, { scenario: 'default', fps: 2, durationSec: 70 });
+    expect(whole.rows.reduce((n, row) => n + row.truth, 0)).toBeGreaterThan(from.length);
+    // Started with vehicles in view, it still counts most of them.
+    expect(r.rows.reduce((n, row) => n + row.auto, 0)).toBeGreaterThan(from.length / 2);
+  }, 60_000);
 
   it('sums a case over its seeds and counts every vehicle off as wrong', () => {
     const c = { scenario: 'light' as const, fps: 5, durationSec: 30 };
@@ -127,5 +143,8 @@ describe('eval-sim', () => {
     expect(jobs.status).toBe(2);
     expect(jobs.stderr).toMatch(/--jobs: a positive integer/);
     expect(run('--what').stderr).toMatch(/unknown argument --what/);
+    const start = run('--case', JSON.stringify({ scenario: 'default', fps: 2, durationSec: 30, startSec: 30 }));
+    expect(start.status).toBe(2);
+    expect(start.stderr).toMatch(/--case: startSec must be at least 0 and under durationSec, got 30/);
   });
 });

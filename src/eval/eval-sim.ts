@@ -42,6 +42,11 @@ export interface SimCase {
   pose?: keyof typeof POSES;
   /** Frame size, `WIDTHxHEIGHT` (default 1280x720): the same scene and field of view at another resolution. */
   size?: string;
+  /**
+   * The analyzer's first frame, s (default 0): a counter started (or restarted) in the middle of the traffic,
+   * judged on what crossed from then on. The scenes begin on an empty road, which a restart does not have.
+   */
+  startSec?: number;
 }
 
 /** Each scenario's duration, s (test/analyzer-scenarios.test.ts too): about 20 vehicles per direction and seed. */
@@ -49,12 +54,17 @@ export const DURATION_SEC: Readonly<Record<ScenarioName, number>> = {
   default: 150, light: 240, dense: 50, 'side-by-side': 60, occlusion: 60, 'hard-shadows': 75, 'illumination-step': 80, empty: 90,
 };
 
+/** When the restart cases' counter starts, s: a minute into default traffic. */
+export const RESTART_SEC = 60;
+
 export function suiteCases(): SimCase[] {
   const cases: SimCase[] = [];
   for (const fps of [1, 2, 5]) {
     for (const [scenario, durationSec] of Object.entries(DURATION_SEC) as [ScenarioName, number][]) cases.push({ scenario, fps, durationSec });
   }
   for (const fps of [1, 2.5]) for (const pose of Object.keys(POSES) as (keyof typeof POSES)[]) cases.push({ scenario: 'default', fps, durationSec: 120, pose });
+  // A counter (re)started in the middle of the traffic, as every restart of the daemon is: judged on 60-150 s.
+  for (const fps of [1, 2]) cases.push({ scenario: 'default', fps, durationSec: 150, startSec: RESTART_SEC });
   return cases;
 }
 
@@ -166,16 +176,17 @@ export function countSceneCrossings(
   const keep = (events: readonly CrossingEvent[]): void => {
     for (const e of events) auto.push({ key: crossingKey(e), t: (e.timeMs - T0) / 1000 });
   };
-  for (let i = 0; i <= last; i++) {
+  const first = Math.ceil((c.startSec ?? 0) * c.fps);
+  for (let i = first; i <= last; i++) {
     const t = i / c.fps;
     let data: Uint8Array = buf;
     if (c.jpegQuality) data = jpeg.decode(scene.encodeJpeg(t).jpeg, { useTArray: true, formatAsRGBA: true }).data;
     else scene.render(t, buf);
-    if (region) shares.push(scene.visibleShares(t, region));
+    if (region) shares[i] = scene.visibleShares(t, region); // frame i at i / fps (none before the start)
     keep(analyzer.process({ width: scene.width, height: scene.height, data, timeMs: T0 + Math.round(t * 1000) }));
   }
   keep(analyzer.flush());
-  const truth = scene.crossings(last / c.fps).map((e) => ({ key: crossingKey(e), t: e.t, type: e.type as string, id: e.vehicleId }));
+  const truth = scene.crossings(last / c.fps).filter((e) => e.t >= first / c.fps).map((e) => ({ key: crossingKey(e), t: e.t, type: e.type as string, id: e.vehicleId }));
   const until = frames / c.fps;
   const judged = judgeCrossings(truth, auto, matchWindowSec(c.fps), until);
   const types = emptyTypeTallies();
@@ -269,7 +280,7 @@ export function runCase(c: SimCase, seeds: readonly number[]): CaseResult {
 }
 
 export function caseLabel(c: SimCase): string {
-  return `${c.scenario} ${c.fps} fps${c.pose ? ` ${c.pose}` : ''}${c.size ? ` ${c.size}` : ''}`;
+  return `${c.scenario} ${c.fps} fps${c.pose ? ` ${c.pose}` : ''}${c.size ? ` ${c.size}` : ''}${c.startSec ? ` from ${c.startSec} s` : ''}`;
 }
 
 function usage(msg: string): never {
@@ -296,6 +307,7 @@ function parseArgs(argv: readonly string[]): { seeds: number[]; jobs: number; js
       if (!isScenarioName(c.scenario)) usage(`--case: unknown scenario ${String(c.scenario)}`);
       if (c.pose !== undefined && !Object.hasOwn(POSES, c.pose)) usage(`--case: unknown pose ${String(c.pose)}`);
       if (c.size !== undefined && !/^\d+x\d+$/.test(c.size)) usage(`--case: size must be WIDTHxHEIGHT, got ${String(c.size)}`);
+      if (c.startSec !== undefined && !(Number.isFinite(c.startSec) && c.startSec >= 0 && c.startSec < c.durationSec)) usage(`--case: startSec must be at least 0 and under durationSec, got ${String(c.startSec)}`);
       one = c;
     } else usage(`unknown argument ${a}`);
   }
