@@ -1,8 +1,9 @@
 // onSlot ticks once per poll interval on a fixed grid even while the camera is down and the source backs off,
-// so the daemon's count of expected frames (uptime) does not slow down during an outage.
+// so the daemon's count of expected frames (uptime) does not slow down during an outage; and the first poll asks
+// for the first slot counted.
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { HttpSnapshotSource } from '../dist/src/source/http-snapshot-source.js';
-import { startCamera, take } from './helpers/source-http.js';
+import { makeJpeg, startCamera, take } from './helpers/source-http.js';
 
 describe('poll slots during an outage', () => {
   it('keeps counting slots at pollIntervalMs while requests back off', { timeout: 10_000 }, async () => {
@@ -37,5 +38,27 @@ describe('poll slots during an outage', () => {
     expect(requests).toBeLessThan(20);
     // Every request failed (the last may still have been in flight when the test stopped).
     expect(errorsByCode.TC_ERR_SOURCE_HTTP).toBeGreaterThanOrEqual(requests - 1);
+  });
+});
+
+describe('the first poll', () => {
+  it('is for the slot the clock starts from, however little time passes before it', { timeout: 10_000 }, async () => {
+    // A clock that moves on at every reading: before, the first request went to the next slot, a whole interval
+    // later, and the first slot was counted as expected with no request for it (uptime under 100% from the start).
+    let t = Date.now();
+    const now = () => (t += 1);
+    const cam = await startCamera((_req, res, n) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(n)));
+    const slots: number[] = [];
+    const source = new HttpSnapshotSource({
+      cameraId: 'cam1', url: cam.url, pollIntervalMs: 60_000, timeoutMs: 2_000, maxBodyBytes: 1 << 20,
+      backoffInitialMs: 200, backoffMaxMs: 400, now, onSlot: (s) => slots.push(s),
+    });
+    onTestFinished(() => source.close());
+    const started = Date.now();
+    expect(await take(source.frames(), 1)).toHaveLength(1);
+    // One slot expected, one request made for it, at once (not a poll interval later).
+    expect(slots).toHaveLength(1);
+    expect(cam.requests).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

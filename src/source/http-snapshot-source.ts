@@ -70,12 +70,15 @@ export class HttpSnapshotSource implements FrameSource {
     const unlink = linkSignals(ctrl, [this.#closeController.signal, signal]);
     const P = this.#opts.pollIntervalMs;
     let lastSlot = -Infinity;
-    this.#http.clock.start();
+    const firstSlot = this.#http.clock.start();
     try {
       while (!ctrl.signal.aborted) {
-        // Next slot after the previous request's slot, not before now (a late consumer or a slow answer
-        // skips slots instead of bursting) and not before the backoff allows.
-        const due = this.#http.clock.slotAtOrAfter(Math.max(this.#http.now(), lastSlot + P, this.#retryAt));
+        // The first request is for the slot the clock started from (reported as expected, even if a millisecond
+        // has passed since); then the next slot after the previous request's slot, not before now (a late
+        // consumer or a slow answer skips slots instead of bursting) and not before the backoff allows.
+        const due = lastSlot === -Infinity && this.#retryAt <= firstSlot
+          ? firstSlot
+          : this.#http.clock.slotAtOrAfter(Math.max(this.#http.now(), lastSlot + P, this.#retryAt));
         const wait = due - this.#http.now();
         if (wait > 0 && !(await abortableSleep(wait, ctrl.signal))) break;
         lastSlot = due;

@@ -26,15 +26,22 @@ export class SlotClock {
     this.#onSlot = opts.onSlot;
   }
 
-  /** Fixes t0 on the first call; (re)starts ticking from the current slot. Slots passed while stopped are not reported. */
-  start(): void {
+  /**
+   * Fixes t0 on the first call; (re)starts ticking from the current slot. Slots passed while stopped are not
+   * reported. Returns the time of the first slot not yet reported when it was called (slot 0, t0, on the first
+   * call): the slot a new user should request first, so that no slot is expected that nobody asked for.
+   */
+  start(): number {
     this.#users++;
     const now = this.#now();
     if (this.#t0 === undefined) this.#t0 = now;
-    if (this.#running) return;
-    this.#running = true;
-    this.#nextTick = Math.max(this.#nextTick, this.#indexAtOrAfter(now));
+    if (!this.#running) {
+      this.#running = true;
+      this.#nextTick = Math.max(this.#nextTick, this.#indexAtOrAfter(now));
+    }
+    const first = this.#slotTime(this.#nextTick);
     this.#tick();
+    return first;
   }
 
   /** One user is done; ticking stops when none is left. */
