@@ -160,10 +160,11 @@ class ScaledAnalyzer {
     this.frames++;
   }
 
-  private *stepsUntimed(frame: AnalyzerFrame): Generator<CrossingEvent[], void, undefined> {
+  /** Refuses a frame the ROI does not fit or whose data is short, naming the fix (once per size and scale). */
+  checkFrame(frame: AnalyzerFrame): void {
     const scale = frame.scale ?? 1;
     // Re-checked whenever size or scale changes (decoders restarted with another decodeScale; a camera whose
-    // frames change size gets a new ScaledAnalyzer, see CameraAnalyzer): the sampling below relies on both.
+    // frames change size gets a new ScaledAnalyzer, see CameraAnalyzer): stepsUntimed's sampling relies on both.
     const key = `${frame.width}x${frame.height}@${scale}`;
     if (key !== this.checkedSize) {
       checkFrameContainsRoi(this.geom, frame.width, frame.height, scale, this.path);
@@ -172,6 +173,11 @@ class ScaledAnalyzer {
       }
       this.checkedSize = key;
     }
+  }
+
+  private *stepsUntimed(frame: AnalyzerFrame): Generator<CrossingEvent[], void, undefined> {
+    this.checkFrame(frame);
+    const scale = frame.scale ?? 1;
     if (!this.initialised) {
       const planes = allocPlanes(this.n);
       sampleRoi(frame.data, frame.width, scale, this.geom, planes.r, planes.g, planes.b, this.clipped);
@@ -587,13 +593,11 @@ export class CameraAnalyzer {
       if (FRAME_SIZE_KEYS.some((k) => options[k] !== this.inner.options[k])) this.inner = new ScaledAnalyzer(this.camera, this.path, options, this.observer);
       this.sized = true;
     }
-    const batches = this.inner.steps(frame);
-    // The frame's checks (ROI inside it, data length) run in the first step: only a frame taken in sets the
-    // size the ROI and lines are drawn on.
-    let step = batches.next();
+    // Only a frame taken in (the ROI inside it, its data whole) sets the size the ROI and lines are drawn on.
+    this.inner.checkFrame(frame);
     this.drawnOn ??= size;
     this.frameSize ??= size;
-    for (; !step.done; step = batches.next()) yield step.value;
+    yield* this.inner.steps(frame);
   }
 
   /** A frame of another size than the last: count what the analyzer holds and start again at the new size. */

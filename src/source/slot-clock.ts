@@ -35,10 +35,10 @@ export class SlotClock {
     this.#users++;
     const now = this.#now();
     if (this.#t0 === undefined) this.#t0 = now;
-    if (!this.#running) {
-      this.#running = true;
-      this.#nextTick = Math.max(this.#nextTick, this.#indexAtOrAfter(now));
-    }
+    // Already ticking for another user: its timer stays the only one.
+    if (this.#running) return this.#slotTime(this.#nextTick);
+    this.#running = true;
+    this.#nextTick = Math.max(this.#nextTick, this.#indexAtOrAfter(now));
     const first = this.#slotTime(this.#nextTick);
     this.#tick();
     return first;
