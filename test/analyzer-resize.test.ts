@@ -13,13 +13,16 @@ const SWITCH_SEC = 60;
 const DURATION_SEC = 120;
 
 /**
- * Default traffic, config drawn on 1280x720 frames; from SWITCH_SEC the same scene at `size`. Returns what was
- * counted and what crossed, per line/direction, and the analyzer's last change of frame size.
+ * Default traffic, config drawn on 1280x720 frames (saying so in drawnOn when `drawnOn`); frames of the same scene
+ * at `before`, from SWITCH_SEC at `after`. Returns what was counted and what crossed, per line/direction, and the
+ * analyzer's last change of frame size.
  */
-function countAcrossSwitch(seed: number, size: [number, number]) {
-  const first = createScene({ seed, scenario: 'default' });
-  const second = createScene({ seed, scenario: 'default', width: size[0], height: size[1] });
-  const camera = validateConfig({ cameras: [first.cameraConfig()] }, { requireUrl: false }).cameras[0]!;
+function countAcrossSwitch(seed: number, before: [number, number], after: [number, number], drawnOn = false) {
+  const first = createScene({ seed, scenario: 'default', width: before[0], height: before[1] });
+  const second = createScene({ seed, scenario: 'default', width: after[0], height: after[1] });
+  const { drawnOn: drawn, ...undrawn } = createScene({ seed, scenario: 'default' }).cameraConfig();
+  expect(drawn).toEqual([1280, 720]);
+  const camera = validateConfig({ cameras: [drawnOn ? { ...undrawn, drawnOn: drawn } : undrawn] }, { requireUrl: false }).cameras[0]!;
   const analyzer = new CameraAnalyzer(camera, 'cameras[0]');
   const counted: Record<string, number> = {};
   const keep = (events: { lineId: string; direction: string }[]) => {
@@ -44,7 +47,7 @@ function countAcrossSwitch(seed: number, size: [number, number]) {
 describe('a camera whose frames change size', () => {
   for (const size of [[1920, 1080], [640, 360]] as [number, number][]) {
     it(`switched from 1280x720 to ${size.join('x')} (the same view) keeps counting every direction`, { timeout: 60_000 }, () => {
-      const { counted, truth, resize, totals } = countAcrossSwitch(7, size);
+      const { counted, truth, resize, totals } = countAcrossSwitch(7, [1280, 720], size);
       // Each direction's count over both minutes within 5% (at least one vehicle) of what crossed: before, the
       // minute after the switch went uncounted.
       expect(Object.keys(truth).sort()).toEqual(['inbound/in', 'outbound/out']);
@@ -59,6 +62,66 @@ describe('a camera whose frames change size', () => {
     });
   }
 
+  it('that starts at another size than the drawnOn its config gives counts right before and after it switches to it', { timeout: 60_000 }, () => {
+    // Without drawnOn the first frames (1920x1080) would be taken as the size the ROI and lines are drawn in: the
+    // ROI would cover another part of the view, and be scaled the wrong way once the camera switched to 1280x720.
+    const { counted, truth, resize } = countAcrossSwitch(8, [1920, 1080], [1280, 720], true);
+    expect(Object.keys(truth).sort()).toEqual(['inbound/in', 'outbound/out']);
+    for (const [key, n] of Object.entries(truth)) {
+      expect(Math.abs((counted[key] ?? 0) - n), `${key}: counted ${counted[key] ?? 0} of ${n}`).toBeLessThanOrEqual(Math.max(1, 0.05 * n));
+    }
+    expect(resize).toMatchObject({ count: 2, misfit: false });
+    expect(resize!.message).toMatch(/^frames changed size from 1920x1080 to 1280x720: the size the ROI and lines were drawn on;/);
+  });
+
+  it('tells at its first frame that the frames are not the size drawnOn gives', () => {
+    const camera = validateConfig({
+      cameras: [{ id: 'cam', roi: [[0, 0], [640, 0], [640, 360], [0, 360]], lines: [{ id: 'l', from: [0, 180], to: [640, 180] }], drawnOn: [640, 360] }],
+    }, { requireUrl: false }).cameras[0]!;
+    const grey = (w: number, h: number) => new Uint8Array(w * h * 4).fill(128);
+    const scaled = new CameraAnalyzer(camera, 'cameras[0]');
+    scaled.process({ width: 1280, height: 720, data: grey(1280, 720), timeMs: T0 });
+    expect(scaled.lastResize).toEqual({
+      count: 1,
+      misfit: false,
+      message: 'frames are 1280x720: the same shape as the 640x360 frames cameras[0].drawnOn says the ROI and lines were drawn on, so they are scaled by 2 to match',
+    });
+    const misfit = new CameraAnalyzer(camera, 'cameras[0]');
+    misfit.process({ width: 640, height: 480, data: grey(640, 480), timeMs: T0 });
+    expect(misfit.lastResize).toMatchObject({ count: 1, misfit: true });
+    expect(misfit.lastResize!.message).toMatch(/^frames are 640x480: another shape .* kept as drawn: redraw them on a frame of this size and set drawnOn to it \(cameras\[0\]\)$/);
+    const asDrawn = new CameraAnalyzer(camera, 'cameras[0]');
+    asDrawn.process({ width: 640, height: 360, data: grey(640, 360), timeMs: T0 });
+    expect(asDrawn.lastResize).toBeUndefined();
+  });
+
+  it('refuses a frame it cannot take and changes nothing: the same counts as without that frame', { timeout: 60_000 }, () => {
+    const scene = createScene({ seed: 7, scenario: 'default' });
+    const camera = validateConfig({ cameras: [scene.cameraConfig()] }, { requireUrl: false }).cameras[0]!;
+    const plain = new CameraAnalyzer(camera, 'cameras[0]');
+    const hit = new CameraAnalyzer(camera, 'cameras[0]');
+    const buf = new Uint8Array(scene.width * scene.height * 4);
+    const events: Record<'plain' | 'hit', string[]> = { plain: [], hit: [] };
+    const keep = (k: 'plain' | 'hit', ev: { lineId: string; direction: string; timeMs: number }[]) => events[k].push(...ev.map((e) => `${e.timeMs} ${e.lineId}/${e.direction}`));
+    for (let i = 0; i <= 40 * FPS; i++) {
+      const timeMs = T0 + Math.round((i / FPS) * 1000);
+      scene.render(i / FPS, buf);
+      keep('plain', plain.process({ width: scene.width, height: scene.height, data: buf, timeMs }));
+      keep('hit', hit.process({ width: scene.width, height: scene.height, data: buf, timeMs }));
+      // Mid-traffic, a frame of another shape too small for the ROI as drawn, then one of the same shape (the ROI
+      // scaled to it) whose data is cut short.
+      if (i === 20 * FPS) {
+        expect(() => hit.process({ width: 320, height: 240, data: new Uint8Array(320 * 240 * 4), timeMs: timeMs + 100 })).toThrow(/cameras\[0\]\.roi: reaches/);
+        expect(() => hit.process({ width: 1920, height: 1080, data: new Uint8Array(1000), timeMs: timeMs + 200 })).toThrow(/frame data has 1000 bytes/);
+      }
+    }
+    keep('plain', plain.flush());
+    keep('hit', hit.flush());
+    expect(events.plain.length).toBeGreaterThan(20);
+    expect(events.hit).toEqual(events.plain);
+    expect(hit.lastResize).toBeUndefined();
+  });
+
   it('of another shape keeps the ROI and lines as drawn and says to redraw them', () => {
     const camera = validateConfig({
       cameras: [{ id: 'cam', roi: [[0, 0], [640, 0], [640, 360], [0, 360]], lines: [{ id: 'l', from: [0, 180], to: [640, 180] }] }],
@@ -70,11 +133,13 @@ describe('a camera whose frames change size', () => {
     analyzer.process({ width: 640, height: 480, data: grey(640, 480), timeMs: T0 + 1000 });
     expect(analyzer.lastResize).toMatchObject({ count: 1, misfit: true });
     expect(analyzer.lastResize!.message).toMatch(/from 640x360 to 640x480: another shape .* kept as drawn: redraw them on a frame of this size \(cameras\[0\]\)/);
-    // Too small for the ROI as drawn: every frame is refused, naming the ROI and the fix.
+    // Too small for the ROI as drawn: every frame is refused, naming the ROI and the fix, and the analyzer
+    // stays as it was (what it holds is not flushed for a frame it cannot take).
     expect(() => analyzer.process({ width: 320, height: 240, data: grey(320, 240), timeMs: T0 + 2000 })).toThrow(/cameras\[0\]\.roi: reaches \(640, 360\).*redraw them/);
-    expect(analyzer.lastResize).toMatchObject({ count: 2, misfit: true });
+    expect(analyzer.lastResize).toMatchObject({ count: 1, misfit: true });
     // Back to the size it was drawn on: as drawn, nothing to redraw.
     analyzer.process({ width: 640, height: 360, data: grey(640, 360), timeMs: T0 + 3000 });
-    expect(analyzer.lastResize).toMatchObject({ count: 3, misfit: false });
+    expect(analyzer.lastResize).toMatchObject({ count: 2, misfit: false });
+    expect(analyzer.lastResize!.message).toMatch(/^frames changed size from 640x480 to 640x360: the size the ROI and lines were drawn on;/);
   });
 });

@@ -98,6 +98,22 @@ describe('config validation', () => {
     expect(err.message).toMatch(/^--decode-scale: 8 does not divide cameras\[0\]\.analyzer\.downscale \(4\)/);
   });
 
+  it('takes drawnOn, the frame the ROI and lines were drawn on, and refuses a point outside it by name', () => {
+    expect(validateConfig({ cameras: [camera({ drawnOn: [100, 100] })] }).cameras[0]!.drawnOn).toEqual([100, 100]);
+    expect(validateConfig({ cameras: [camera()] }).cameras[0]!.drawnOn).toBeUndefined();
+    expect(errorOf(() => validateConfig({ cameras: [camera({ drawnOn: [1280] })] })).message).toBe(
+      'cameras[0].drawnOn: must be [width, height] in pixels (integers from 1 to 65535) of the frame the ROI and lines were drawn on, e.g. [1280, 720], got [1280]',
+    );
+    expect(errorOf(() => validateConfig({ cameras: [camera({ drawnOn: [0, 720] })] })).message).toMatch(/^cameras\[0\]\.drawnOn: must be \[width, height\]/);
+    const roi = errorOf(() => validateConfig({ cameras: [camera({ drawnOn: [80, 100] })] }));
+    expect(roi.code).toBe('TC_ERR_CONFIG');
+    expect(roi.message).toBe(
+      'cameras[0].roi[1]: [100,0] lies outside the 80x100 frame that cameras[0].drawnOn says the ROI and lines were drawn on; fix the point, or set drawnOn to the size of the frame you drew on',
+    );
+    const line = errorOf(() => validateConfig({ cameras: [camera({ roi: [[0, 0], [50, 0], [50, 100]], drawnOn: [60, 100] })] }));
+    expect(line.message).toMatch(/^cameras\[0\]\.lines\[0\]\.to: \[100,50\] lies outside the 60x100 frame/);
+  });
+
   it('does not need a url for replay', () => {
     expect(validateConfig({ cameras: [camera({ url: undefined })] }, { requireUrl: false }).cameras[0]!.url).toBeUndefined();
   });

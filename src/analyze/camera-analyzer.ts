@@ -539,11 +539,12 @@ export interface FrameSizeChange {
 /**
  * One camera's analyzer: ROI crop → background → foreground → blobs → tracks → line crossings (see
  * ScaledAnalyzer). The frame-size options a camera leaves unset (working resolution, smallest vehicle part,
- * line margin: FRAME_SIZE_KEYS) follow its first decoded frame, whose pixels the ROI and lines are taken to be
- * drawn in. A camera whose frames later change size starts again at the new size (held crossings counted,
- * totals kept, the background learnt again): frames of the same shape are the same view, and the ROI and
- * lines are scaled to them; for another shape they are kept as drawn (and a ROI that no longer fits is refused
- * with every frame, naming the fix). Its config is checked at construction, at the 1280x720 defaults.
+ * line margin: FRAME_SIZE_KEYS) follow its first decoded frame. The ROI and lines are in pixels of the frame
+ * the camera's `drawnOn` gives, or else of its first analysed frame. Frames of another size start the analyzer
+ * again at that size (held crossings counted, totals kept, the background learnt again): frames of the same
+ * shape are the same view, and the ROI and lines are scaled to them; for another shape they are kept as drawn
+ * (and a ROI that no longer fits is refused with every frame, naming the fix). Its config is checked at
+ * construction, at the drawnOn size or else the 1280x720 defaults.
  */
 export class CameraAnalyzer {
   private readonly camera: CameraConfig;
@@ -551,7 +552,7 @@ export class CameraAnalyzer {
   private inner: ScaledAnalyzer;
   /** Whether the frame-size options were set from a frame (or needed no frame: all given). */
   private sized: boolean;
-  /** Full-size frame the ROI and lines are drawn on (the first frame's), and the one analysed now. */
+  /** Full-size frame the ROI and lines are drawn on (drawnOn's, or the first frame's), and the one analysed now. */
   private drawnOn?: FrameSize;
   private frameSize?: FrameSize;
   /** Counts of the analyzers that came before a change of frame size, per line. */
@@ -563,7 +564,8 @@ export class CameraAnalyzer {
   constructor(camera: CameraConfig, path = `cameras[${camera.id}]`, private readonly observer?: BlobObserver) {
     this.camera = camera;
     this.path = path;
-    this.inner = new ScaledAnalyzer(camera, path, resolveAnalyzerOptions(camera.analyzer, `${path}.analyzer`), observer);
+    if (camera.drawnOn) this.drawnOn = { width: camera.drawnOn[0], height: camera.drawnOn[1], scale: 1 };
+    this.inner = new ScaledAnalyzer(camera, path, resolveAnalyzerOptions(camera.analyzer, `${path}.analyzer`, this.drawnOn), observer);
     this.sized = FRAME_SIZE_KEYS.every((k) => Object.hasOwn(camera.analyzer ?? {}, k));
   }
 
@@ -583,7 +585,9 @@ export class CameraAnalyzer {
   *steps(frame: AnalyzerFrame): Generator<CrossingEvent[], void, undefined> {
     const scale = frame.scale ?? 1;
     const size = { width: frame.width * scale, height: frame.height * scale, scale };
-    if (this.frameSize && !sameFrameSize(size, this.frameSize)) {
+    // Another size than the last frame's, or (first frame) than the one the config says it was drawn on.
+    const last = this.frameSize ?? this.drawnOn;
+    if (last && !sameFrameSize(size, last)) {
       yield* this.resize(frame, size);
       return;
     }
@@ -600,32 +604,38 @@ export class CameraAnalyzer {
     yield* this.inner.steps(frame);
   }
 
-  /** A frame of another size than the last: count what the analyzer holds and start again at the new size. */
+  /**
+   * A frame of another size than the last (or, the first, than drawnOn's): count what the analyzer holds and
+   * start again at the new size.
+   */
   private *resize(frame: AnalyzerFrame, size: FrameSize): Generator<CrossingEvent[], void, undefined> {
     const from = this.drawnOn!;
     const fx = size.width / from.width, fy = size.height / from.height;
     const sameShape = Math.abs(fx / fy - 1) <= SAME_SHAPE;
     const camera = sameShape ? scaleCoordinates(this.camera, fx, fy) : this.camera;
-    // Built first: if the new size cannot be analysed (a ROI too small for it), this frame is refused and
-    // nothing is lost.
+    // Built and checked first: if the new size cannot be analysed (a ROI too small for it, a frame's data cut
+    // short), this frame is refused and nothing is lost.
     const next = new ScaledAnalyzer(camera, this.path, resolveAnalyzerOptions(camera.analyzer, `${this.path}.analyzer`, size), this.observer);
+    next.checkFrame(frame);
     const held = this.inner.flush();
     for (const c of this.inner.counts()) {
       const sum = this.carried.get(c.lineId) ?? { in: 0, out: 0 };
       this.carried.set(c.lineId, { in: sum.in + c.in, out: sum.out + c.out });
     }
-    const was = `${Math.round(this.frameSize!.width)}x${Math.round(this.frameSize!.height)}`;
-    const now = `${Math.round(size.width)}x${Math.round(size.height)}`;
-    const drawn = `${Math.round(from.width)}x${Math.round(from.height)}`;
+    const px = (f: FrameSize): string => `${Math.round(f.width)}x${Math.round(f.height)}`;
     const factor = (f: number): string => String(Math.round(f * 1000) / 1000);
+    const given = this.camera.drawnOn !== undefined;
+    const drawn = `${px(from)} frames ${given ? `${this.path}.drawnOn says ` : ''}the ROI and lines were drawn on`;
     const coords = !sameShape
-      ? `another shape than the ${drawn} frames the ROI and lines were drawn on, so they are kept as drawn: redraw them on a frame of this size (${this.path})`
+      ? `another shape than the ${drawn}, so they are kept as drawn: redraw them on a frame of this size${given ? ' and set drawnOn to it' : ''} (${this.path})`
       : fx === 1 && fy === 1
         ? 'the size the ROI and lines were drawn on'
-        : `the same shape as the ${drawn} frames the ROI and lines were drawn on, so they are scaled by ${fx === fy ? factor(fx) : `${factor(fx)} x ${factor(fy)}`} to match`;
+        : `the same shape as the ${drawn}, so they are scaled by ${fx === fy ? factor(fx) : `${factor(fx)} x ${factor(fy)}`} to match`;
     this.lastResize = {
       count: (this.lastResize?.count ?? 0) + 1,
-      message: `frames changed size from ${was} to ${now}: ${coords}; the background is learnt again (start-up), counts so far are kept`,
+      message: this.frameSize
+        ? `frames changed size from ${px(this.frameSize)} to ${px(size)}: ${coords}; the background is learnt again (start-up), counts so far are kept`
+        : `frames are ${px(size)}: ${coords}`,
       misfit: !sameShape,
     };
     this.inner = next;

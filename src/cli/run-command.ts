@@ -160,6 +160,7 @@ async function singleCameraConfig(url: string): Promise<Config> {
           [0, height],
         ],
         lines: [{ id: 'line', from: [0, y], to: [width, y] }],
+        drawnOn: [width, height],
       },
     ],
   };

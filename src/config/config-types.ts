@@ -28,6 +28,11 @@ export interface CameraConfig {
   readonly frozenAfterMs: number;
   readonly roi: readonly Point[];
   readonly lines: readonly LineConfig[];
+  /**
+   * [width, height] of the full-size frame the ROI and lines were drawn on; frames of another size of the same
+   * shape get them scaled. Default: the camera's first analysed frame.
+   */
+  readonly drawnOn?: readonly [number, number];
   /** Analyzer tunables (see src/analyze/analyzer-options.ts); unspecified keys take defaults. */
   readonly analyzer: Readonly<Record<string, number | boolean>>;
 }

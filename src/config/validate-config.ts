@@ -15,7 +15,7 @@ export interface ValidateOptions {
 }
 
 const TOP_KEYS = new Set(['cameras', ...Object.keys(DAEMON_DEFAULTS)]);
-const CAMERA_KEYS = new Set(['id', 'url', 'kind', 'roi', 'lines', 'analyzer', ...Object.keys(CAMERA_DEFAULTS)]);
+const CAMERA_KEYS = new Set(['id', 'url', 'kind', 'roi', 'lines', 'drawnOn', 'analyzer', ...Object.keys(CAMERA_DEFAULTS)]);
 const LINE_KEYS = new Set(['id', 'from', 'to']);
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -77,6 +77,24 @@ function validateLine(raw: unknown, path: string): LineConfig {
     throw new ConfigError(`${path}: "from" and "to" are the same point ${describe(from)}; a counting line needs two distinct ends`);
   }
   return Object.freeze({ id: id(raw.id, `${path}.id`), from, to });
+}
+
+/**
+ * `drawnOn`: the [width, height] of the frame the ROI and lines were drawn on (JPEG sizes: 1 to 65535 px), and
+ * every ROI corner and line end inside it.
+ */
+function validateDrawnOn(raw: unknown, roi: readonly Point[], lines: readonly LineConfig[], path: string): readonly [number, number] {
+  const ok = (c: unknown): c is number => typeof c === 'number' && Number.isInteger(c) && c >= 1 && c <= 65535;
+  if (!Array.isArray(raw) || raw.length !== 2 || !raw.every(ok)) {
+    throw new ConfigError(`${path}.drawnOn: must be [width, height] in pixels (integers from 1 to 65535) of the frame the ROI and lines were drawn on, e.g. [1280, 720], got ${describe(raw)}`);
+  }
+  const [w, h] = raw as [number, number];
+  const outside = (p: Point): boolean => p[0] < 0 || p[1] < 0 || p[0] > w || p[1] > h;
+  const where = [...roi.map((p, i) => [p, `roi[${i}]`] as const), ...lines.flatMap((l, i) => [[l.from, `lines[${i}].from`] as const, [l.to, `lines[${i}].to`] as const])];
+  for (const [p, key] of where) {
+    if (outside(p)) throw new ConfigError(`${path}.${key}: ${describe(p)} lies outside the ${w}x${h} frame that ${path}.drawnOn says the ROI and lines were drawn on; fix the point, or set drawnOn to the size of the frame you drew on`);
+  }
+  return Object.freeze([w, h] as const);
 }
 
 function polygonArea(pts: readonly Point[]): number {
@@ -158,6 +176,7 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
     frozenAfterMs: num(raw, 'frozenAfterMs', path, d.frozenAfterMs, 1_000, 86_400_000),
     roi,
     lines,
+    ...(raw.drawnOn !== undefined ? { drawnOn: validateDrawnOn(raw.drawnOn, roi, lines, path) } : {}),
     analyzer: validateAnalyzer(raw.analyzer, `${path}.analyzer`),
   });
 }

@@ -41,6 +41,8 @@ export interface SimCameraConfig {
   readonly id: 'sim';
   readonly roi: [number, number][];
   readonly lines: { id: string; from: [number, number]; to: [number, number] }[];
+  /** The scene's frame size, which the ROI and lines are in. */
+  readonly drawnOn: [number, number];
 }
 
 /** A vehicle in view: its body's image bounding box (the reference the truth uses; occlusion ignored). */
@@ -227,6 +229,7 @@ export function createScene(opts: SceneOptions): Scene {
         id: 'sim',
         roi: design.roi.map((p) => [p[0], p[1]] as [number, number]),
         lines: lines.map((l) => ({ id: l.id, from: [l.from[0], l.from[1]] as [number, number], to: [l.to[0], l.to[1]] as [number, number] })),
+        drawnOn: [width, height],
       };
     },
   };
