@@ -6,7 +6,7 @@ import { SourceError } from '../errors.js';
 import { createSource } from './create-source.js';
 
 export async function probeCameraSize(url: string, timeoutMs = 15_000): Promise<{ width: number; height: number }> {
-  const camera = validateConfig({ cameras: [{ id: 'probe', url, roi: [[0, 0], [1, 0], [0, 1]], lines: [{ id: 'l', from: [0, 0], to: [1, 1] }] }] }).cameras[0]!;
+  const camera = validateConfig({ cameras: [{ id: 'probe', url, roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] }] }).cameras[0]!;
   let lastError: Error | undefined;
   const source = createSource(camera, { onError: (err) => (lastError = err) });
   const signal = AbortSignal.timeout(timeoutMs);
