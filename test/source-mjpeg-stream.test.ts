@@ -183,4 +183,54 @@ describe('MJPEG stream source', () => {
     expect(errors[0].code).toBe('TC_ERR_SOURCE_STREAM');
     expect(errors[0].message).toContain('without a complete MJPEG frame');
   });
+
+  // The daemon's uptime: one slot expected per poll interval, one received per frame. Stopping the daemon between
+  // a slot and the part due for it must not read as the camera missing it (a snapshot poll cut short is withdrawn
+  // the same way), while a stream that was down when the daemon stopped stays expected-not-received.
+  describe('when its own shutdown ends the stream', () => {
+    async function stopAfterSecondSlot(sendAfterSlot: boolean, down = false) {
+      const images = [makeJpeg(10), makeJpeg(200)];
+      let stream: ServerResponse | undefined;
+      const cam = await startCamera((_req, res, n) => {
+        if (down && n > 0) return void res.writeHead(503).end();
+        res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+        writePart(res, images[0]);
+        if (down) res.end('--frame--\r\n'); // the stream ends; reconnections get 503
+        else stream = res;
+      }, '/video.mjpg');
+      const slots: number[] = [];
+      const cancelled: number[] = [];
+      const errors: SourceError[] = [];
+      const source = new MjpegStreamSource({
+        ...opts, pollIntervalMs: 1_000, url: cam.url,
+        onSlot: (t) => slots.push(t), onSlotCancelled: (t) => cancelled.push(t), onError: (e) => errors.push(e),
+      });
+      onTestFinished(() => source.close());
+      const it = source.frames();
+      expect(Buffer.from((await it.next()).value!.jpeg)).toEqual(images[0]);
+      await until(() => slots.length >= 2 && (!down || errors.length > 0));
+      if (sendAfterSlot) {
+        writePart(stream!, images[1]);
+        expect(Buffer.from((await it.next()).value!.jpeg)).toEqual(images[1]);
+      }
+      await source.close();
+      await it.return!();
+      return { slots, cancelled };
+    }
+
+    it('withdraws the slot whose part was still due', async () => {
+      const { slots, cancelled } = await stopAfterSecondSlot(false);
+      expect(cancelled).toEqual([slots.at(-1)]);
+    });
+
+    it('withdraws nothing when the part for the last slot came', async () => {
+      const { cancelled } = await stopAfterSecondSlot(true);
+      expect(cancelled).toEqual([]);
+    });
+
+    it('withdraws nothing when the stream was down', async () => {
+      const { cancelled } = await stopAfterSecondSlot(false, true);
+      expect(cancelled).toEqual([]);
+    });
+  });
 });

@@ -54,6 +54,9 @@ export class MjpegStreamSource implements FrameSource {
   #seq = 0;
   /** The latest part passed on (across reconnections): the same bytes again are not a new image. */
   readonly #repeated = new RepeatedImage();
+  /** Whether a connection is streaming parts now (it delivered one), and when the latest part came (now()). */
+  #streaming = false;
+  #lastPartAt = -Infinity;
 
   constructor(opts: MjpegStreamSourceOptions) {
     this.cameraId = opts.cameraId;
@@ -84,6 +87,7 @@ export class MjpegStreamSource implements FrameSource {
     const onAbort = (): void => wake?.();
     ctrl.signal.addEventListener('abort', onAbort);
     this.#http.clock.start();
+    if (this.#readers.size === 0) this.#streaming = false;
     const reader = this.#readLoop(ctrl.signal, deliver);
     this.#readers.add(reader);
     try {
@@ -99,6 +103,11 @@ export class MjpegStreamSource implements FrameSource {
         yield { cameraId: this.cameraId, seq: ++this.#seq, capturedAt, jpeg };
       }
     } finally {
+      // Our own shutdown (close(), the caller's signal or return()) ends a stream that was flowing: the slot whose
+      // part was still due is not one the camera missed (as a snapshot poll cut short is not). A stream that was
+      // down stays expected-not-received.
+      const last = this.#http.clock.lastReported();
+      if (this.#readers.size === 1 && this.#streaming && last !== undefined && this.#lastPartAt < last) this.#opts.onSlotCancelled?.(last);
       ctrl.abort();
       ctrl.signal.removeEventListener('abort', onAbort);
       unlink();
@@ -204,6 +213,8 @@ export class MjpegStreamSource implements FrameSource {
         }
         sinceProgress = 0;
         const completedAt = this.#http.now();
+        this.#lastPartAt = completedAt;
+        this.#streaming = true;
         if (!healthy) {
           // Only a delivered frame proves the stream works (a server that accepts and hangs up must back off).
           healthy = true;
@@ -234,6 +245,8 @@ export class MjpegStreamSource implements FrameSource {
     } finally {
       if (timer) clearTimeout(timer);
       unlink();
+      // Still flowing if our own shutdown ended it (read by #run, which aborted it); down otherwise.
+      if (!signal.aborted) this.#streaming = false;
     }
   }
 

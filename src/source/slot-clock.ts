@@ -63,6 +63,11 @@ export class SlotClock {
     return this.#t0 !== undefined && t < this.#slotTime(this.#nextTick);
   }
 
+  /** Time of the last slot reported to onSlot, or undefined before the first. */
+  lastReported(): number | undefined {
+    return this.#t0 !== undefined && this.#nextTick > 0 ? this.#slotTime(this.#nextTick - 1) : undefined;
+  }
+
   /** Time of the first slot at or after `t` (t0 is fixed by start()). */
   slotAtOrAfter(t: number): number {
     return this.#slotTime(this.#indexAtOrAfter(t));
