@@ -48,13 +48,18 @@ export interface CameraStats {
    * to its first frame; before it, the 1280x720 values.
    */
   scale: FrameSizeOptions;
+  /**
+   * The ROI and lines as configured, in pixels of the frame `drawnOn` gives (or, without it, of the camera's
+   * first frame): the dashboard draws them over the latest image.
+   */
+  view: { roi: CameraConfig['roi']; lines: CameraConfig['lines']; drawnOn?: CameraConfig['drawnOn'] };
 }
 
 interface CameraPipeline {
   readonly camera: CameraConfig;
   readonly analyzer: CameraAnalyzer;
   readonly source: FrameSource;
-  readonly stats: Omit<CameraStats, 'source' | 'counts' | 'lineReach' | 'status' | 'warnings' | 'scale'>;
+  readonly stats: Omit<CameraStats, 'source' | 'counts' | 'lineReach' | 'status' | 'warnings' | 'scale' | 'view'>;
   lastSeq: number;
   /** Lines already warned about (see #checkReach): each is reported once per run. */
   readonly reachWarned: Set<string>;
@@ -64,6 +69,8 @@ interface CameraPipeline {
   frozenWarned: boolean;
   /** Changes of frame size the log has told (CameraAnalyzer.lastResize.count). */
   resizesLogged: number;
+  /** The latest image the camera sent (one per camera, replaced by the next), for the HTTP API. */
+  latestImage: { readonly jpeg: Uint8Array; readonly capturedAt: number } | null;
 }
 
 /** Analysed frames between two checks of the ROI's reach around the lines. */
@@ -136,7 +143,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}]`), source, stats, lastSeq: -1, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0 };
+      const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}]`), source, stats, lastSeq: -1, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, latestImage: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -158,6 +165,7 @@ export class Daemon implements AsyncDisposable {
     try {
       for await (const frame of p.source.frames(this.#abort.signal)) {
         p.lastNewImageAt = Date.now();
+        p.latestImage = { jpeg: frame.jpeg, capturedAt: frame.capturedAt };
         if (p.frozenWarned) {
           p.frozenWarned = false;
           this.#log.info(`camera ${p.camera.id}: new images again`);
@@ -289,9 +297,15 @@ export class Daemon implements AsyncDisposable {
           status: down ? 'down' : frozen ? 'frozen' : p.analyzer.starting ? 'learning' : 'counting',
           warnings,
           scale: frameSizeOptions(p.analyzer.options),
+          view: { roi: p.camera.roi, lines: p.camera.lines, ...(p.camera.drawnOn ? { drawnOn: p.camera.drawnOn } : {}) },
         };
       }),
     };
+  }
+
+  /** The latest image camera `cameraId` sent, as it sent it: undefined for no such camera, null before its first. */
+  latestImage(cameraId: string): { readonly jpeg: Uint8Array; readonly capturedAt: number } | null | undefined {
+    return this.#pipelines.get(cameraId)?.latestImage;
   }
 
   /** Flushes pending writes now (they are also flushed on a timer). */

@@ -86,6 +86,7 @@ export const ERROR_CODES = [
   'TC_ERR_CHANNEL_TRANSPORT',
   'TC_ERR_QUERY',
   'TC_ERR_STORE',
+  'TC_ERR_NO_IMAGE',
   'TC_ERR_INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

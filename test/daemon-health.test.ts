@@ -73,7 +73,7 @@ describe('daemon health', () => {
     const infos: string[] = [];
     const daemon = await Daemon.start(config, { log: { info: (m: string) => infos.push(m), warn: (m: string) => logged.push(m) } });
     onTestFinished(() => daemon.close());
-    const http = await startHttpServer({ dbPath: config.db, stats: () => daemon.stats() });
+    const http = await startHttpServer({ dbPath: config.db, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
     onTestFinished(() => http.close());
 
     const health = async (): Promise<CameraHealth[]> => {
@@ -132,5 +132,18 @@ describe('daemon health', () => {
     const page = await (await fetch(`${http.url}/`)).text();
     expect(page).toContain('/api/health');
     expect(page).toContain('id="cameras"');
+
+    // And each camera's latest image, with the ROI and lines (from /api/health) drawn over it: the last new image
+    // the camera sent, as it sent it; none yet from the dead one.
+    expect((good as CameraHealth & { view: unknown }).view).toEqual({ roi: scene.roi, lines: scene.lines, drawnOn: [1280, 720] });
+    const image = await fetch(`${http.url}/api/cameras/scene/latest.jpg`);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/jpeg');
+    expect(Buffer.from(await image.arrayBuffer()).equals(frames.at(-1)!)).toBe(true);
+    const none = await fetch(`${http.url}/api/cameras/dead/latest.jpg`);
+    expect(none.status).toBe(503);
+    expect(((await none.json()) as { error: { code: string } }).error.code).toBe('TC_ERR_NO_IMAGE');
+    expect((await fetch(`${http.url}/api/cameras/nope/latest.jpg`)).status).toBe(404);
+    expect(page).toContain('/latest.jpg');
   }, 240_000);
 });

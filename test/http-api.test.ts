@@ -8,7 +8,9 @@ import { CountStore } from '../dist/src/store/index.js';
 
 const T0 = Date.UTC(2024, 4, 1, 8, 0);
 
-async function setup(opts: { stats?: () => { channel?: unknown; cameras: unknown[] }; withDb?: boolean } = {}) {
+type LatestImage = (id: string) => { jpeg: Uint8Array; capturedAt: number } | null | undefined;
+
+async function setup(opts: { stats?: () => { channel?: unknown; cameras: unknown[] }; withDb?: boolean; latestImage?: LatestImage } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-http-'));
   onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   const dbPath = path.join(dir, 'counts.db');
@@ -24,7 +26,7 @@ async function setup(opts: { stats?: () => { channel?: unknown; cameras: unknown
     ]);
     store.close();
   }
-  const server = await startHttpServer({ dbPath, port: 0, stats: opts.stats });
+  const server = await startHttpServer({ dbPath, port: 0, stats: opts.stats, latestImage: opts.latestImage });
   onTestFinished(() => server.close());
   return { server, dbPath };
 }
@@ -113,6 +115,30 @@ test('GET / serves the dashboard, which polls the counts API', async () => {
   const html = await res.text();
   expect(html).toContain('/api/counts?bucket=minute');
   expect(html).toMatch(/setInterval\(refresh, 10000\)/);
+});
+
+test('GET /api/cameras/ID/latest.jpg serves the camera\'s latest image; 503 before its first, 404 for no such camera', async () => {
+  const jpeg = new Uint8Array([0xff, 0xd8, 1, 2, 3, 0xff, 0xd9]);
+  const images: Record<string, { jpeg: Uint8Array; capturedAt: number } | null> = { 'cam-1': { jpeg, capturedAt: T0 }, starting: null };
+  const { server } = await setup({ latestImage: (id) => (Object.hasOwn(images, id) ? images[id] : undefined) });
+  const res = await fetch(`${server.url}/api/cameras/cam-1/latest.jpg?t=123`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('image/jpeg');
+  expect(res.headers.get('last-modified')).toBe(new Date(T0).toUTCString());
+  expect(new Uint8Array(await res.arrayBuffer())).toEqual(jpeg);
+  const head = await fetch(`${server.url}/api/cameras/cam-1/latest.jpg`, { method: 'HEAD' });
+  expect(head.headers.get('content-length')).toBe(String(jpeg.length));
+  const starting = await fetch(`${server.url}/api/cameras/starting/latest.jpg`);
+  expect(starting.status).toBe(503);
+  expect(await starting.json()).toEqual({ error: { code: 'TC_ERR_NO_IMAGE', message: 'camera "starting": no image yet; /api/health tells why (its status and warnings)' } });
+  const unknown = await fetch(`${server.url}/api/cameras/${encodeURIComponent('no such')}/latest.jpg`);
+  expect(unknown.status).toBe(404);
+  expect(((await unknown.json()) as { error: { message: string } }).error.message).toBe('camera "no such": no such camera; /api/health lists the cameras');
+  // The dashboard may show them: its page allows images from this origin.
+  expect((await fetch(`${server.url}/`)).headers.get('content-security-policy')).toContain("img-src 'self'");
+  // A server over a database alone has no cameras.
+  const { server: bare } = await setup();
+  expect((await fetch(`${bare.url}/api/cameras/cam-1/latest.jpg`)).status).toBe(404);
 });
 
 test('before the daemon created the database, counts answer 503 and no file is created', async () => {

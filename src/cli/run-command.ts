@@ -101,7 +101,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     log.info(`counting ${config.cameras.length} camera(s) over the ${daemon.stats().channel.channel} channel; database ${config.db}`);
 
     if (values.http !== undefined || config.httpPort > 0) {
-      const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, stats: () => daemon.stats() });
+      const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
       cleanups.unshift(() => server.close());
       log.info(`HTTP API and dashboard on ${server.url}/`);
     }

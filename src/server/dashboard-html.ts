@@ -1,4 +1,5 @@
-// The dashboard served at GET /: one static page whose inline script polls /api/health and /api/counts every 10 s.
+// The dashboard served at GET /: one static page whose inline script polls /api/health and /api/counts every 10 s,
+// and shows each camera's latest image with its ROI and lines drawn over it.
 // Plain HTML and JS on purpose: no build step, nothing to install.
 
 export const DASHBOARD_HTML = `<!doctype html>
@@ -18,6 +19,12 @@ export const DASHBOARD_HTML = `<!doctype html>
   .muted { color: #777; }
   .warn { color: #8a5300; }
   ul.warnings { margin: .25rem 0 0; padding-left: 1.2rem; }
+  #views { display: flex; flex-wrap: wrap; gap: 1rem; }
+  figure { margin: 0; max-width: min(100%, 640px); }
+  .view { position: relative; }
+  .view img { display: block; width: 100%; height: auto; background: #eee; min-height: 2rem; }
+  .view svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
+  figcaption { font-size: .85rem; color: #555; }
 </style>
 </head>
 <body>
@@ -26,6 +33,9 @@ export const DASHBOARD_HTML = `<!doctype html>
 <h2>Cameras</h2>
 <table id="cameras"><thead><tr><th>camera</th><th>status</th><th class="n">frames analysed</th><th>last frame (UTC)</th><th class="n">dropped</th><th class="n">decode errors</th></tr></thead><tbody></tbody></table>
 <ul id="warnings" class="warnings warn"></ul>
+<h2>Camera views</h2>
+<div class="muted">The latest image of each camera, with its region of interest (blue) and counting lines (yellow; the arrow points the way counted as <em>in</em>). Check that they cover the road as you meant.</div>
+<div id="views"></div>
 <h2>Per line, last 60 minutes</h2>
 <table id="summary"><thead><tr><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th></tr></thead><tbody></tbody></table>
 <h2>Per minute</h2>
@@ -51,6 +61,62 @@ function fill(tbody, rows) {
     tbody.appendChild(tr);
   }
 }
+const SVG = 'http://www.w3.org/2000/svg';
+const views = new Map();
+function svgEl(name, attrs) {
+  const el = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
+}
+// The ROI and lines are in pixels of the frame the camera's drawnOn gives, scaled to frames of the same shape (as
+// the analyzer does); without drawnOn, or for frames of another shape, in the image's own pixels.
+function drawView(v) {
+  const c = v.camera, img = v.img;
+  if (!img.naturalWidth || !c.view) return;
+  const d = c.view.drawnOn;
+  const sameShape = d && Math.abs((img.naturalWidth / img.naturalHeight) / (d[0] / d[1]) - 1) <= 0.02;
+  const w = sameShape ? d[0] : img.naturalWidth, h = sameShape ? d[1] : img.naturalHeight;
+  v.svg.setAttribute('viewBox', '0 0 ' + w + ' ' + h);
+  const stroke = { 'vector-effect': 'non-scaling-stroke', 'stroke-width': 2, fill: 'none' };
+  const shapes = [svgEl('polygon', { ...stroke, points: c.view.roi.map((p) => p.join(',')).join(' '), stroke: '#1e6fff', fill: 'rgba(30,111,255,0.12)' })];
+  const arrow = 0.04 * w;
+  for (const l of c.view.lines) {
+    const [x1, y1] = l.from, [x2, y2] = l.to;
+    const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+    // "in" is motion m with cross(to - from, m) > 0: along (-dy, dx) in image coordinates.
+    const nx = -(y2 - y1) / len, ny = (x2 - x1) / len, mx = (x1 + x2) / 2, my = (y1 + y2) / 2;
+    const tx = mx + nx * arrow, ty = my + ny * arrow;
+    shapes.push(svgEl('line', { ...stroke, x1, y1, x2, y2, stroke: '#ffd400' }));
+    shapes.push(svgEl('line', { ...stroke, x1: mx, y1: my, x2: tx, y2: ty, stroke: '#ffd400' }));
+    shapes.push(svgEl('polyline', { ...stroke, stroke: '#ffd400', points: [
+      [tx - nx * arrow * 0.35 + ny * arrow * 0.25, ty - ny * arrow * 0.35 - nx * arrow * 0.25], [tx, ty],
+      [tx - nx * arrow * 0.35 - ny * arrow * 0.25, ty - ny * arrow * 0.35 + nx * arrow * 0.25]].map((p) => p.join(',')).join(' ') }));
+    const label = svgEl('text', { x: tx + nx * arrow * 0.3, y: ty + ny * arrow * 0.3, fill: '#ffd400', stroke: '#000', 'stroke-width': 0.5, 'font-size': Math.max(12, 0.025 * w), 'font-weight': 'bold', 'text-anchor': 'middle' });
+    label.textContent = l.id + ' in';
+    shapes.push(label);
+  }
+  v.svg.replaceChildren(...shapes);
+  v.caption.textContent = c.id + ': ' + img.naturalWidth + 'x' + img.naturalHeight + (d ? ', ROI and lines drawn on ' + d[0] + 'x' + d[1] + (sameShape ? '' : ' (another shape: shown as drawn, in the image\u2019s pixels)') : '');
+}
+function showView(c) {
+  let v = views.get(c.id);
+  if (!v) {
+    const fig = document.createElement('figure'), box = document.createElement('div'), caption = document.createElement('figcaption');
+    box.className = 'view';
+    const img = document.createElement('img');
+    img.alt = 'latest image of camera ' + c.id;
+    const svg = svgEl('svg', { preserveAspectRatio: 'none' });
+    box.append(img, svg);
+    fig.append(box, caption);
+    document.getElementById('views').appendChild(fig);
+    v = { camera: c, img, svg, caption };
+    img.addEventListener('load', () => drawView(v));
+    img.addEventListener('error', () => { v.svg.replaceChildren(); v.caption.textContent = v.camera.id + ': no image yet (see its status and warnings above)'; });
+    views.set(c.id, v);
+  }
+  v.camera = c;
+  v.img.src = '/api/cameras/' + encodeURIComponent(c.id) + '/latest.jpg?t=' + Date.now();
+}
 async function refreshHealth() {
   const res = await fetch('/api/health', { cache: 'no-store' });
   const body = await res.json();
@@ -61,6 +127,7 @@ async function refreshHealth() {
     { text: c.lastFrameAt ? new Date(c.lastFrameAt).toISOString().slice(0, 19).replace('T', ' ') : '-' },
     { text: String(c.dropped), num: true }, { text: String(c.decodeErrors), num: true },
   ]));
+  for (const c of cams) showView(c);
   const list = document.getElementById('warnings');
   list.replaceChildren();
   for (const c of cams) {

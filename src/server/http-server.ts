@@ -1,4 +1,5 @@
-// The HTTP API (node:http, no framework): GET /api/counts, GET /api/health and the dashboard at /.
+// The HTTP API (node:http, no framework): GET /api/counts, GET /api/health, each camera's latest image at
+// GET /api/cameras/ID/latest.jpg, and the dashboard at /.
 // Reads the count database read-only; bad input gets a 4xx naming the parameter, never a crash.
 
 import fs from 'node:fs';
@@ -23,6 +24,11 @@ export interface HttpServerOptions {
   dbPath: string;
   /** Live figures for /api/health (the daemon's: its channel, and per camera), answered beside `ok`. */
   stats?: () => { readonly channel?: unknown; readonly cameras: readonly unknown[] };
+  /**
+   * The latest image a camera sent, as it sent it (the daemon's): undefined for no such camera, null before its
+   * first image. Without it (a server over a database alone) there are no cameras.
+   */
+  latestImage?: (cameraId: string) => { readonly jpeg: Uint8Array; readonly capturedAt: number } | null | undefined;
   maxRows?: number;
 }
 
@@ -47,9 +53,11 @@ class HttpError extends Error {
 interface Reply {
   status: number;
   type: string;
-  body: string;
+  body: string | Uint8Array;
   headers?: Record<string, string>;
 }
+
+const LATEST_IMAGE = /^\/api\/cameras\/([^/]+)\/latest\.jpg$/;
 
 function json(status: number, value: unknown): Reply {
   return { status, type: 'application/json; charset=utf-8', body: `${JSON.stringify(value)}\n` };
@@ -101,6 +109,20 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     return { status: 200, type, body: formatCounts(rows, params.format, params.byClass) };
   }
 
+  function latestImage(encodedId: string): Reply {
+    let id: string;
+    try {
+      id = decodeURIComponent(encodedId);
+    } catch {
+      id = encodedId;
+    }
+    const image = opts.latestImage?.(id);
+    const name = JSON.stringify(id.slice(0, 80));
+    if (image === undefined) throw new HttpError(404, 'TC_ERR_QUERY', `camera ${name}: no such camera; /api/health lists the cameras`);
+    if (image === null) throw new HttpError(503, 'TC_ERR_NO_IMAGE', `camera ${name}: no image yet; /api/health tells why (its status and warnings)`);
+    return { status: 200, type: 'image/jpeg', body: image.jpeg, headers: { 'last-modified': new Date(image.capturedAt).toUTCString() } };
+  }
+
   function route(req: http.IncomingMessage): Reply {
     const target = req.url ?? '/';
     if (target.length > HTTP_DEFAULTS.maxUrlLength) {
@@ -119,8 +141,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       case '/api/health':
         // Without a daemon (a server over a database alone) there are no cameras to report.
         return json(200, { ok: true, ...(opts.stats ? opts.stats() : { cameras: [] }) });
-      default:
-        return errorReply(404, 'TC_ERR_QUERY', `${JSON.stringify(pathname.slice(0, 80))}: no such endpoint; use /api/counts?bucket=hour, /api/health or /`);
+      default: {
+        const image = LATEST_IMAGE.exec(pathname);
+        if (image) return latestImage(image[1]!);
+        return errorReply(404, 'TC_ERR_QUERY', `${JSON.stringify(pathname.slice(0, 80))}: no such endpoint; use /api/counts?bucket=hour, /api/health, /api/cameras/ID/latest.jpg or /`);
+      }
     }
   }
 
@@ -134,14 +159,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       else if (err instanceof TrafficCounterError) reply = errorReply(500, err.code, err.message);
       else reply = errorReply(500, 'TC_ERR_INTERNAL', `internal error: ${(err as Error)?.message ?? String(err)}`);
     }
-    const body = Buffer.from(reply.body, 'utf8');
+    const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
     res.writeHead(reply.status, {
       'content-type': reply.type,
       'content-length': body.length,
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
       // The dashboard's only script and style are inline; it talks to this origin only.
-      'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+      'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'",
       ...reply.headers,
     });
     res.end(req.method === 'HEAD' ? undefined : body);
