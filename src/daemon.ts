@@ -69,9 +69,18 @@ interface CameraPipeline {
   frozenWarned: boolean;
   /** Changes of frame size the log has told (CameraAnalyzer.lastResize.count). */
   resizesLogged: number;
+  /** The code of the decode error the log told last; null once a frame is analysed again (see #consume). */
+  decodeLogged: string | null;
+  /** Why the latest frame was not analysed (its decode or analyzer error); null once one is. */
+  skipReason: string | null;
+  /** Wall-clock time the latest frame was analysed (or the camera started), for the health warning below. */
+  lastAnalysedAt: number;
   /** The latest image the camera sent (one per camera, replaced by the next), for the HTTP API. */
   latestImage: { readonly jpeg: Uint8Array; readonly capturedAt: number } | null;
 }
+
+/** A camera that answers but has had no frame analysed for this long (or 5 poll intervals) gets a health warning. */
+const STARVED_MS = 10_000;
 
 /** Analysed frames between two checks of the ROI's reach around the lines. */
 const REACH_CHECK_FRAMES = 60;
@@ -115,11 +124,21 @@ export class Daemon implements AsyncDisposable {
       throw err;
     }
     const daemon = new Daemon(config, opts, store, channel);
-    daemon.#begin();
+    // Every analyzer is built (its config checked) before any camera is polled: a camera it refuses stops the
+    // start with everything closed, rather than leaving the channel and store open behind the error.
+    let analyzers: CameraAnalyzer[];
+    try {
+      analyzers = config.cameras.map((camera, i) => new CameraAnalyzer(camera, `cameras[${i}]`));
+    } catch (err) {
+      await channel.close().catch(() => {});
+      store.close();
+      throw err;
+    }
+    daemon.#begin(analyzers);
     return daemon;
   }
 
-  #begin(): void {
+  #begin(analyzers: readonly CameraAnalyzer[]): void {
     for (const [i, camera] of this.config.cameras.entries()) {
       this.#store.registerCamera({ id: camera.id, pollIntervalMs: camera.pollIntervalMs, lines: camera.lines });
       const stats = { id: camera.id, framesAnalysed: 0, decodeErrors: 0, decodeErrorsByCode: {}, dropped: 0, analyzerErrors: 0, lastFrameAt: null, lastError: null };
@@ -143,7 +162,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: new CameraAnalyzer(camera, `cameras[${i}]`), source, stats, lastSeq: -1, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, latestImage: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: -1, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, decodeLogged: null, skipReason: null, lastAnalysedAt: Date.now(), latestImage: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -197,8 +216,13 @@ export class Daemon implements AsyncDisposable {
         p.stats.decodeErrors++;
         p.stats.decodeErrorsByCode[out.failure.code] = (p.stats.decodeErrorsByCode[out.failure.code] ?? 0) + 1;
         p.stats.lastError = out.failure.message;
+        p.skipReason = out.failure.message;
         this.#store.addFrameTicks(cameraId, out.failure.capturedAt, { decodeErrors: 1 });
-        this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped`);
+        // Once per camera and code, and every 100th, while the frames keep failing (not twice a second).
+        if (p.decodeLogged !== out.failure.code || p.stats.decodeErrors % 100 === 0) {
+          p.decodeLogged = out.failure.code;
+          this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped (${p.stats.decodeErrors} so far; said again when it changes or every 100th)`);
+        }
         continue;
       }
       const f = out.frame;
@@ -211,6 +235,9 @@ export class Daemon implements AsyncDisposable {
         }
         p.stats.framesAnalysed++;
         p.stats.lastFrameAt = f.capturedAt;
+        p.lastAnalysedAt = Date.now();
+        p.decodeLogged = null;
+        p.skipReason = null;
         if (p.stats.framesAnalysed === 1) {
           const o = p.analyzer.options;
           this.#log.info(`camera ${cameraId}: ${f.width * f.scale}x${f.height * f.scale} frames, ${describeFrameSizeOptions(o)}`);
@@ -220,6 +247,7 @@ export class Daemon implements AsyncDisposable {
       } catch (err) {
         p.stats.analyzerErrors++;
         p.stats.lastError = (err as Error).message;
+        p.skipReason = (err as Error).message;
         if (p.stats.analyzerErrors === 1 || p.stats.analyzerErrors % 100 === 0) {
           this.#log.warn(`camera ${cameraId}: analyzer rejected frame ${f.seq}: ${(err as Error).message}`);
         }
@@ -286,6 +314,18 @@ export class Daemon implements AsyncDisposable {
           const retry = source.nextRetryMs !== undefined ? `, retrying in ${(source.nextRetryMs / 1000).toFixed(1)} s` : '';
           const what = source.lastError?.message ?? `camera ${p.camera.id}: no frame`;
           warnings.push({ message: `${what} (${source.consecutiveFailures} failed attempt(s) in a row${retry})` });
+        }
+        // Images come (the camera is neither down nor frozen) but none reaches the analyzer: every one refused by
+        // the decoder or the source's limits, or no decoder to take them. Said with the latest reason.
+        const quietMs = Math.max(STARVED_MS, 5 * p.camera.pollIntervalMs);
+        if (!down && !frozen && Date.now() - p.lastAnalysedAt > quietMs) {
+          const why =
+            p.skipReason !== null
+              ? p.skipReason
+              : source.lastError && source.lastError.at > p.lastAnalysedAt
+                ? source.lastError.message
+                : `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); check the decoders`;
+          warnings.push({ message: `camera ${p.camera.id}: no frame analysed for ${Math.round((Date.now() - p.lastAnalysedAt) / 1000)} s although the camera answers: ${why}` });
         }
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         if (!p.analyzer.starting) warnings.push(...p.analyzer.lineReachWarnings(lineReach));

@@ -1,6 +1,6 @@
 // The command line as a user meets it: help on every command, clear one-line errors with exit code 2,
 // and `replay --json` printing exactly the documented shape on stdout.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
 import { describe, expect, it } from 'vitest';
@@ -43,6 +43,18 @@ describe('traffic-counter CLI', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('cameras[0].roi: polygon needs at least 3 points, got 2');
   });
+
+  it('run refuses a bad analyzer tunable at start-up, by file and key, exits 2 and creates no database', async () => {
+    // It printed the error and then hung, its decoder and database open.
+    const dir = tempDir();
+    const file = join(dir, 'config.json');
+    const db = join(dir, 'counts.db');
+    writeFileSync(file, JSON.stringify({ db, cameras: [{ id: 'c', url: 'http://127.0.0.1:9/x.jpg', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }], analyzer: { shadowMinRatio: 2 } }] }));
+    const r = await runCli(['run', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}: cameras[0].analyzer.shadowMinRatio: must be a number from 0.05 to 1`);
+    expect(existsSync(db)).toBe(false);
+  }, 20_000);
 
   it('eval names a truth line the config does not have, and the lines it has', async () => {
     const dir = tempDir();

@@ -58,6 +58,10 @@ describe('config validation', () => {
     [{ cameras: [camera({ colour: 'red' })] }, 'cameras[0].colour: unknown key'],
     [{ cameras: [camera()], channel: 'pigeon' }, 'channel: must be one of "ipc", "zeromq", "shared"'],
     [{ cameras: [camera()], decoders: 0 }, 'decoders: must be an integer from 1 to 64'],
+    // Analyzer tunables are checked when the config is loaded, not when the daemon has started (it hung there).
+    [{ cameras: [camera({ analyzer: { shadowMinRatio: 2 } })] }, 'cameras[0].analyzer.shadowMinRatio: must be a number from 0.05 to 1 (default 0.4), got 2'],
+    [{ cameras: [camera({ analyzer: { shadowMinRatoi: 0.5 } })] }, 'cameras[0].analyzer.shadowMinRatoi: unknown analyzer option; allowed keys are '],
+    [{ cameras: [camera({ analyzer: { bootstrapMinFrames: 50, bootstrapMaxFrames: 20 } })] }, 'cameras[0].analyzer.bootstrapMinFrames: must not exceed bootstrapMaxFrames (20), got 50'],
   ])('rejects %j', (raw, message) => {
     const err = errorOf(() => validateConfig(raw));
     expect(err.code).toBe('TC_ERR_CONFIG');
@@ -120,11 +124,30 @@ describe('config validation', () => {
 
   it('allows zero local decoders only for zeromq, where remote decoders connect', () => {
     expect(validateConfig({ cameras: [camera()], channel: 'zeromq', decoders: 0, zeromqEndpoint: 'tcp://127.0.0.1:5555' }).decoders).toBe(0);
+    // Over ipc:// (the private default, or given) no remote decoder can connect, so nothing would ever be counted.
+    for (const zeromqEndpoint of [undefined, 'ipc:///tmp/tc.sock']) {
+      const err = errorOf(() => validateConfig({ cameras: [camera()], channel: 'zeromq', decoders: 0, zeromqEndpoint }));
+      expect(err.code).toBe('TC_ERR_CONFIG');
+      expect(err.message).toMatch(/^decoders: 0 local decoders needs a zeromqEndpoint "tcp:\/\/HOST:PORT" .* got (the private ipc:\/\/ default|"ipc:\/\/\/tmp\/tc\.sock"); set zeromqEndpoint \(--zeromq-endpoint\) to tcp:\/\/, or decoders to 1 or more$/);
+    }
+    const base = validateConfig({ cameras: [camera()], channel: 'zeromq' });
+    expect(errorOf(() => applyOverrides(base, { decoders: 0 })).message).toMatch(/^--decoders: 0 local decoders needs/);
   });
 
-  it('guesses an MJPEG stream from the URL', () => {
-    const cfg = validateConfig({ cameras: [camera({ url: 'http://127.0.0.1:9/stream.mjpg' })] });
-    expect(cfg.cameras[0]!.kind).toBe('mjpeg');
+  it.each([
+    ['/stream.mjpg', 'mjpeg'],
+    ['/axis-cgi/mjpg/video.cgi', 'mjpeg'],
+    ['/videostream.cgi?user=a', 'mjpeg'],
+    ['/stream', 'mjpeg'],
+    ['/?action=stream', 'mjpeg'],
+    ['/?action=snapshot', 'snapshot'],
+    ['/ISAPI/Streaming/channels/101/picture', 'snapshot'],
+    ['/snapshot.jpg', 'snapshot'],
+    ['/cgi-bin/snapshot.cgi', 'snapshot'],
+  ])('guesses the kind of %s: %s (the config\'s kind decides where given)', (path, kind) => {
+    expect(validateConfig({ cameras: [camera({ url: `http://127.0.0.1:9${path}` })] }).cameras[0]!.kind).toBe(kind);
+    const other = kind === 'mjpeg' ? 'snapshot' : 'mjpeg';
+    expect(validateConfig({ cameras: [camera({ url: `http://127.0.0.1:9${path}`, kind: other })] }).cameras[0]!.kind).toBe(other);
   });
 
   it('reports unreadable and malformed files with the file name', () => {

@@ -67,6 +67,8 @@ describe('daemon health', () => {
         { ...live, id: 'still', url: `${base}/still.jpg`, frozenAfterMs: 2000 },
         { ...live, id: 'stillStream', kind: 'mjpeg', url: `${base}/still.mjpg`, frozenAfterMs: 2000 },
         { ...live, id: 'dead', url: `http://127.0.0.1:${deadPort}/snapshot.jpg`, backoffInitialMs: 200, backoffMaxMs: 1000 },
+        // Answers every poll with a new image, each refused by the decoder (over its 0.5 MP limit).
+        { ...live, id: 'tooBig', url: `${base}/big.jpg`, maxMegapixels: 0.5 },
       ],
     });
     const logged: string[] = [];
@@ -117,6 +119,13 @@ describe('daemon health', () => {
     expect(dead.warnings[0]!.message).toContain(`camera dead`);
     expect(dead.warnings[0]!.message).toContain(`127.0.0.1:${deadPort}`);
     expect(dead.warnings[0]!.message).toMatch(/failed attempt\(s\) in a row, retrying in \d/);
+
+    // Its images came but none could be analysed: said in its health (it read "learning" with no warning), and
+    // logged once, not for every frame.
+    const tooBig = byId(cams, 'tooBig');
+    expect(tooBig.framesAnalysed).toBe(0);
+    expect(tooBig.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^camera tooBig: no frame analysed for \d+ s although the camera answers: .*over the limit of 0\.5 MP/)]);
+    expect(logged.filter((m) => m.includes('camera tooBig')), JSON.stringify(logged)).toHaveLength(1);
 
     const still = byId(cams, 'still');
     expect(still.status).toBe('frozen');

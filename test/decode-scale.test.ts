@@ -96,6 +96,14 @@ describe.each(CASES)('decoder $decoder at decode scale', ({ decoder, tolerance, 
   });
 });
 
+test('jpeg-js over its own memory limit names maxDecodeMemoryMB and the fix', async () => {
+  const decode = await createDecoder('jpeg-js');
+  const f = makeJpeg(1280, 720, 1); // 3.5 MB of RGBA passes the header check at 8 MB; jpeg-js's own buffers do not
+  const err = await Promise.resolve().then(() => decode(f.jpeg, { maxMegapixels: 4, maxDecodeMemoryMB: 8 }, { what: 'camera c frame 1' })).catch((e: unknown) => e);
+  expect(err).toMatchObject({ code: 'TC_ERR_DECODE_TOO_LARGE' });
+  expect((err as Error).message).toMatch(/^camera c frame 1: decoding needs more than the camera's maxDecodeMemoryMB=8 allows \(.*\); raise it in the camera config$/);
+});
+
 test('boxAverageRgba gives each block its exact mean, rounded, for partial edge blocks and unaligned buffers too', () => {
   let seed = 12345;
   const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24); // 0-255

@@ -138,7 +138,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** A one-camera config for --camera URL: full-frame ROI, one horizontal line at 60% of the height. */
+/**
+ * A one-camera config for --camera URL: full-frame ROI, one horizontal line at 60% of the height, the kind of
+ * source and the frame size the camera's first answer showed.
+ */
 async function singleCameraConfig(url: string): Promise<Config> {
   let parsed: URL;
   try {
@@ -146,13 +149,14 @@ async function singleCameraConfig(url: string): Promise<Config> {
   } catch {
     throw new UsageError(`--camera: not a URL: "${url}"; give the camera's snapshot or MJPEG URL, e.g. http://192.0.2.10/snapshot.jpg`);
   }
-  const { width, height } = await probeCameraSize(parsed.href);
+  const { width, height, kind } = await probeCameraSize(parsed.href);
   const y = Math.round(height * 0.6);
   const raw = {
     cameras: [
       {
         id: 'camera',
         url: parsed.href,
+        kind,
         roi: [
           [0, 0],
           [width, 0],

@@ -8,6 +8,7 @@ import type { CameraConfig, Config, LineConfig, Point } from './config-types.js'
 import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
 import { DECODERS } from '../decode/decoder-name.js';
 import { ID_RE } from './ids.js';
+import { resolveAnalyzerOptions } from '../analyze/analyzer-options.js';
 
 export interface ValidateOptions {
   /** Cameras must have a `url` (the daemon); replay and eval do not need one. */
@@ -115,7 +116,22 @@ function validateAnalyzer(raw: unknown, path: string): Record<string, number | b
       throw new ConfigError(`${path}.${k}: must be a number or boolean, got ${describe(v)}`);
     }
   }
-  return Object.freeze({ ...(raw as Record<string, number | boolean>) });
+  const out = Object.freeze({ ...(raw as Record<string, number | boolean>) });
+  // Keys, ranges and the checks between keys, at load time, naming the key (the frame-size keys left unset are
+  // fitted to the camera's frames later; those given are checked here).
+  resolveAnalyzerOptions(out, path);
+  return out;
+}
+
+/**
+ * Whether a camera URL names an MJPEG stream, when the config does not say (`kind`): "mjpg"/"mjpeg" in the path
+ * (Axis /axis-cgi/mjpg/video.cgi, /stream.mjpg), a path segment stream, video or videostream(.cgi) (ESP32-CAM
+ * /stream, Foscam /videostream.cgi, IP Webcam /video), or mjpg-streamer's ?action=stream. Not "Streaming" within
+ * a word (Hikvision's snapshot /ISAPI/Streaming/channels/101/picture). A wrong guess is told at the first answer,
+ * with the fix.
+ */
+function looksLikeMjpeg(url: URL): boolean {
+  return /mjpe?g/i.test(url.pathname) || /(^|\/)(stream|video|videostream)(\.cgi)?\/?$/i.test(url.pathname) || /(^|&)action=stream(&|$)/i.test(url.search.slice(1));
 }
 
 function validateCamera(raw: unknown, path: string, opts: ValidateOptions): CameraConfig {
@@ -138,7 +154,7 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
   } else if (opts.requireUrl) {
     throw new ConfigError(`${path}.url: missing; the daemon needs the camera's snapshot or MJPEG URL, e.g. "http://192.0.2.10/snapshot.jpg"`);
   }
-  const guessedKind = url && /\.mjpe?g(\?|$)|mjpeg|stream/i.test(new URL(url).pathname) ? 'mjpeg' : 'snapshot';
+  const guessedKind = url && looksLikeMjpeg(new URL(url)) ? 'mjpeg' : 'snapshot';
   const kind = oneOf(raw, 'kind', path, guessedKind, ['snapshot', 'mjpeg'] as const);
 
   if (!Array.isArray(raw.roi)) throw new ConfigError(`${path}.roi: must be a polygon [[x, y], ...] of at least 3 points, got ${describe(raw.roi)}`);
@@ -235,6 +251,13 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
   const channel = oneOf(raw, 'channel', '', d.channel, ['ipc', 'zeromq', 'shared'] as const);
   // 0 local decoders makes sense only for zeromq, where remote `traffic-counter decoder` processes connect.
   const decoders = num(raw, 'decoders', '', d.decoders, channel === 'zeromq' ? 0 : 1, 64, true);
+  const zeromqEndpoint = (raw.zeromqEndpoint as string | undefined) || d.zeromqEndpoint;
+  // Remote decoders connect over tcp:// only (`decoder --connect` refuses anything else).
+  if (decoders === 0 && !zeromqEndpoint.startsWith('tcp://')) {
+    throw new ConfigError(
+      `decoders: 0 local decoders needs a zeromqEndpoint "tcp://HOST:PORT" that remote \`traffic-counter decoder --connect\` processes can reach, got ${zeromqEndpoint ? JSON.stringify(zeromqEndpoint) : 'the private ipc:// default'}; set zeromqEndpoint (--zeromq-endpoint) to tcp://, or decoders to 1 or more`,
+    );
+  }
   return Object.freeze({
     cameras,
     db: (raw.db as string | undefined) ?? d.db,

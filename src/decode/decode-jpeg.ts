@@ -88,9 +88,12 @@ export const decodeWithJpegJs: JpegDecoder = (bytes, limits, { what = 'JPEG', sc
     if (err instanceof TrafficCounterError) throw err;
     const msg = err instanceof Error ? err.message : String(err);
     const tooLarge = /maxResolutionInMP|memory|allocate/i.test(msg);
+    // jpeg-js counts its working buffers too, so a frame under the header check above can still exceed them:
+    // name the key to raise, as that check does.
+    const key = /maxResolutionInMP/i.test(msg) ? `maxMegapixels=${limits.maxMegapixels}` : `maxDecodeMemoryMB=${limits.maxDecodeMemoryMB}`;
     throw new DecodeError(
       tooLarge ? 'TC_ERR_DECODE_TOO_LARGE' : 'TC_ERR_DECODE_CORRUPT',
-      `${what}: ${tooLarge ? 'image too large' : 'corrupt JPEG'} (${msg})`,
+      tooLarge ? `${what}: decoding needs more than the camera's ${key} allows (${msg}); raise it in the camera config` : `${what}: corrupt JPEG (${msg})`,
       { cause: err },
     );
   }

@@ -43,3 +43,6 @@ process.on('message', (msg: IpcToChild) => {
   });
 });
 process.on('disconnect', () => process.exit(0));
+// Ctrl-C in a terminal signals the whole process group: the daemon stops its decoders itself (they go with the
+// channel), so one killed by the signal would only be restarted, and warned about, during the shutdown.
+process.on('SIGINT', () => {});

@@ -10,6 +10,8 @@ lowerDecoderPriority(Number(nice ?? 0));
 const ac = new AbortController();
 process.on('disconnect', () => ac.abort());
 process.on('SIGTERM', () => ac.abort());
+// Ctrl-C signals the whole process group: the channel stops this process itself (see ipc-decoder-child.ts).
+process.on('SIGINT', () => {});
 
 runZeromqDecoder({ connect: connect!, decoder: decoder as DecoderName, routingId, signal: ac.signal }).then(
   () => process.exit(0),

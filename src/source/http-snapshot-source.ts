@@ -159,6 +159,14 @@ export class HttpSnapshotSource implements FrameSource {
         throw httpStatusError(cameraId, url, statusCode, header(h, 'location'));
       }
       const contentType = header(h, 'content-type');
+      if (/^\s*multipart\//i.test(contentType ?? '')) {
+        // An MJPEG stream never ends: reading it as one image would only time out, blaming the network.
+        discardBody(body);
+        throw new SourceError(
+          'TC_ERR_SOURCE_HTTP',
+          `camera ${cameraId}: GET ${url} answered an MJPEG stream (Content-Type "${contentType}"), not a single image; set the camera's kind to "mjpeg"`,
+        );
+      }
       if (isClearlyNotImage(contentType)) {
         await body.dump().catch(() => undefined);
         throw notAnImageError(cameraId, url, contentType ?? '');

@@ -1,21 +1,48 @@
-// Reads one frame from a camera URL to learn its image size (used when no config gives an ROI).
+// Reads one frame from a camera URL to learn its image size and kind (used when no config gives an ROI).
 
 import { validateConfig } from '../config/validate-config.js';
 import { inspectJpeg } from '../decode/jpeg-header.js';
 import { SourceError } from '../errors.js';
 import { createSource } from './create-source.js';
 
-export async function probeCameraSize(url: string, timeoutMs = 15_000): Promise<{ width: number; height: number }> {
-  const camera = validateConfig({ cameras: [{ id: 'probe', url, roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] }] }).cameras[0]!;
+type Kind = 'snapshot' | 'mjpeg';
+
+/**
+ * The first frame's size, and the kind of source that gave it: the one guessed from the URL, or the other one
+ * when the camera's first answer shows the guess wrong (an MJPEG stream at a snapshot-looking URL, or the
+ * reverse; the sources say so, naming the kind to set).
+ */
+export async function probeCameraSize(url: string, timeoutMs = 15_000): Promise<{ width: number; height: number; kind: Kind }> {
+  const deadline = Date.now() + timeoutMs;
+  let kind: Kind | undefined;
   let lastError: Error | undefined;
-  const source = createSource(camera, { onError: (err) => (lastError = err) });
-  const signal = AbortSignal.timeout(timeoutMs);
-  try {
-    for await (const frame of source.frames(signal)) {
-      return inspectJpeg(frame.jpeg, `--camera ${url}`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const camera = validateConfig({
+      cameras: [{ id: 'probe', url, ...(kind ? { kind } : {}), roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] }],
+    }).cameras[0]!;
+    kind = camera.kind;
+    let other: Kind | undefined;
+    const wrongKind = new AbortController();
+    const source = createSource(camera, {
+      onError: (err) => {
+        lastError = err;
+        const told = /set the camera's kind to "(mjpeg|snapshot)"/.exec(err.message)?.[1] as Kind | undefined;
+        if (told && told !== kind) {
+          other = told;
+          wrongKind.abort();
+        }
+      },
+    });
+    const signal = AbortSignal.any([AbortSignal.timeout(Math.max(1, deadline - Date.now())), wrongKind.signal]);
+    try {
+      for await (const frame of source.frames(signal)) {
+        return { ...inspectJpeg(frame.jpeg, `--camera ${url}`), kind };
+      }
+    } finally {
+      await source.close();
     }
-  } finally {
-    await source.close();
+    if (!other) break;
+    kind = other;
   }
   throw new SourceError('TC_ERR_SOURCE_NETWORK', `--camera ${url}: no frame within ${timeoutMs / 1000} s${lastError ? ` (${lastError.message})` : ''}; check the URL and that the camera is reachable`);
 }
