@@ -162,7 +162,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: -1, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, decodeLogged: null, skipReason: null, lastAnalysedAt: Date.now(), latestImage: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, decodeLogged: null, skipReason: null, lastAnalysedAt: Date.now(), latestImage: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -206,7 +206,8 @@ export class Daemon implements AsyncDisposable {
         continue;
       }
       // Outputs arrive in order per camera, so a gap in sequence numbers is frames the channel dropped.
-      const gap = p.lastSeq >= 0 ? seq - p.lastSeq - 1 : 0;
+      // From 1 (lastSeq starts at 0): frames dropped before the first that came through are counted too.
+      const gap = Math.max(0, seq - p.lastSeq - 1);
       p.lastSeq = seq;
       if (gap > 0) {
         p.stats.dropped += gap;

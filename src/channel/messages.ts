@@ -6,7 +6,7 @@ import type { DecodeScale } from '../decode/decode-scale.js';
 /** A JPEG to decode, as produced by a frame source. */
 export interface JpegFrame {
   readonly cameraId: string;
-  /** Per-camera sequence number, increasing by one per frame the source yields. */
+  /** Per-camera sequence number, increasing by one per frame the source yields, from 1. */
   readonly seq: number;
   /** Capture time, ms since the Unix epoch. */
   readonly capturedAt: number;

@@ -31,7 +31,7 @@ Options:
   --http PORT        also serve the HTTP API and dashboard on 127.0.0.1:PORT (0 = any free port)
   --http-host HOST   bind address for --http (default 127.0.0.1)
   --seed N           simulator seed (only without --config/--camera; default 1)
-  --duration SEC     stop after SEC seconds (default: run until interrupted)
+  --duration SEC     stop after SEC seconds (default, or 0: run until interrupted)
   -h, --help         this help
 `;
 
