@@ -75,6 +75,8 @@ interface CameraPipeline {
   skipReason: string | null;
   /** Wall-clock time the latest frame was analysed (or the camera started), for the health warning below. */
   lastAnalysedAt: number;
+  /** Wall-clock time of the first new image since the latest analysed frame; null when none came since. */
+  waitingSince: number | null;
   /** The latest image the camera sent (one per camera, replaced by the next), for the HTTP API. */
   latestImage: { readonly jpeg: Uint8Array; readonly capturedAt: number } | null;
 }
@@ -162,7 +164,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, decodeLogged: null, skipReason: null, lastAnalysedAt: Date.now(), latestImage: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, decodeLogged: null, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -185,6 +187,7 @@ export class Daemon implements AsyncDisposable {
       for await (const frame of p.source.frames(this.#abort.signal)) {
         p.lastNewImageAt = Date.now();
         p.latestImage = { jpeg: frame.jpeg, capturedAt: frame.capturedAt };
+        p.waitingSince ??= p.lastNewImageAt;
         if (p.frozenWarned) {
           p.frozenWarned = false;
           this.#log.info(`camera ${p.camera.id}: new images again`);
@@ -237,6 +240,7 @@ export class Daemon implements AsyncDisposable {
         p.stats.framesAnalysed++;
         p.stats.lastFrameAt = f.capturedAt;
         p.lastAnalysedAt = Date.now();
+        p.waitingSince = null;
         p.decodeLogged = null;
         p.skipReason = null;
         if (p.stats.framesAnalysed === 1) {
@@ -317,9 +321,13 @@ export class Daemon implements AsyncDisposable {
           warnings.push({ message: `${what} (${source.consecutiveFailures} failed attempt(s) in a row${retry})` });
         }
         // Images come (the camera is neither down nor frozen) but none reaches the analyzer: every one refused by
-        // the decoder or the source's limits, or no decoder to take them. Said with the latest reason.
+        // the decoder or the source's limits, or no decoder to take them. Said with the latest reason. (A camera
+        // whose picture changes seldom waits for no frame: its unchanged answers are not images to analyse.)
         const quietMs = Math.max(STARVED_MS, 5 * p.camera.pollIntervalMs);
-        if (!down && !frozen && Date.now() - p.lastAnalysedAt > quietMs) {
+        const now = Date.now();
+        const waiting = p.waitingSince !== null && now - p.waitingSince > quietMs;
+        const refused = source.lastError !== undefined && source.lastError.at > p.lastAnalysedAt && now - p.lastAnalysedAt > quietMs;
+        if (!down && !frozen && (waiting || refused)) {
           const why =
             p.skipReason !== null
               ? p.skipReason
