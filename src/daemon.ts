@@ -113,6 +113,9 @@ export class Daemon implements AsyncDisposable {
   /** Opens the store, starts the decoders and begins polling every camera. */
   static async start(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
     const log = opts.log ?? SILENT;
+    // Every analyzer is built (its config checked) before the store opens and the decoders start: a camera it
+    // refuses stops the start with nothing to close.
+    const analyzers = config.cameras.map((camera, i) => new CameraAnalyzer(camera, `cameras[${i}]`));
     const store = CountStore.open(config.db, {
       flushIntervalMs: config.flushIntervalMs,
       onError: (err: unknown) => log.warn(`store: ${(err as Error).message} (kept in memory, will retry)`),
@@ -126,16 +129,6 @@ export class Daemon implements AsyncDisposable {
       throw err;
     }
     const daemon = new Daemon(config, opts, store, channel);
-    // Every analyzer is built (its config checked) before any camera is polled: a camera it refuses stops the
-    // start with everything closed, rather than leaving the channel and store open behind the error.
-    let analyzers: CameraAnalyzer[];
-    try {
-      analyzers = config.cameras.map((camera, i) => new CameraAnalyzer(camera, `cameras[${i}]`));
-    } catch (err) {
-      await channel.close().catch(() => {});
-      store.close();
-      throw err;
-    }
     daemon.#begin(analyzers);
     return daemon;
   }
@@ -325,16 +318,12 @@ export class Daemon implements AsyncDisposable {
         // whose picture changes seldom waits for no frame: its unchanged answers are not images to analyse.)
         const quietMs = Math.max(STARVED_MS, 5 * p.camera.pollIntervalMs);
         const now = Date.now();
+        // A source refusal (e.g. an oversized MJPEG part) since the latest analysed frame.
+        const refusal = source.lastError && source.lastError.at > p.lastAnalysedAt ? source.lastError : undefined;
         const waiting = p.waitingSince !== null && now - p.waitingSince > quietMs;
-        const refused = source.lastError !== undefined && source.lastError.at > p.lastAnalysedAt && now - p.lastAnalysedAt > quietMs;
-        if (!down && !frozen && (waiting || refused)) {
-          const why =
-            p.skipReason !== null
-              ? p.skipReason
-              : source.lastError && source.lastError.at > p.lastAnalysedAt
-                ? source.lastError.message
-                : `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); check the decoders`;
-          warnings.push({ message: `camera ${p.camera.id}: no frame analysed for ${Math.round((Date.now() - p.lastAnalysedAt) / 1000)} s although the camera answers: ${why}` });
+        if (!down && !frozen && (waiting || (refusal && now - p.lastAnalysedAt > quietMs))) {
+          const why = p.skipReason ?? refusal?.message ?? `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); check the decoders`;
+          warnings.push({ message: `camera ${p.camera.id}: no frame analysed for ${Math.round((now - p.lastAnalysedAt) / 1000)} s although the camera answers: ${why}` });
         }
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         if (!p.analyzer.starting) warnings.push(...p.analyzer.lineReachWarnings(lineReach));

@@ -10,7 +10,7 @@ import { discardBody } from './discard-body.js';
 import type { FrameSource, SourceStats } from './frame-source.js';
 import { closeHttpSource, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
-import { classifyRequestError, httpStatusError, isClearlyNotImage, notAnImageError, tooLargeError } from './request-errors.js';
+import { classifyRequestError, httpStatusError, isClearlyNotImage, notAnImageError, tooLargeError, wrongKindError } from './request-errors.js';
 import { RepeatedImage } from './repeated-image.js';
 
 export interface HttpSnapshotSourceOptions extends HttpSourceOptions {
@@ -162,10 +162,7 @@ export class HttpSnapshotSource implements FrameSource {
       if (/^\s*multipart\//i.test(contentType ?? '')) {
         // An MJPEG stream never ends: reading it as one image would only time out, blaming the network.
         discardBody(body);
-        throw new SourceError(
-          'TC_ERR_SOURCE_HTTP',
-          `camera ${cameraId}: GET ${url} answered an MJPEG stream (Content-Type "${contentType}"), not a single image; set the camera's kind to "mjpeg"`,
-        );
+        throw wrongKindError(cameraId, url, contentType ?? '', 'mjpeg');
       }
       if (isClearlyNotImage(contentType)) {
         await body.dump().catch(() => undefined);

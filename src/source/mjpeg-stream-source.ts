@@ -13,7 +13,7 @@ import { closeHttpSource, setUpHttpSource, type HttpSourceOptions, type HttpSour
 import { linkSignals } from './link-signals.js';
 import { MjpegParser } from './mjpeg-parser.js';
 import { RepeatedImage } from './repeated-image.js';
-import { classifyRequestError, httpStatusError, notAnImageError, tooLargeError } from './request-errors.js';
+import { classifyRequestError, httpStatusError, notAnImageError, tooLargeError, wrongKindError } from './request-errors.js';
 
 export interface MjpegStreamSourceOptions extends HttpSourceOptions {
   /** Nominal frame interval: onSlot ticks at this period. The stream itself sets the real rate. */
@@ -172,10 +172,7 @@ export class MjpegStreamSource implements FrameSource {
       if (!type.startsWith('multipart/')) {
         discardBody(body);
         if (type.startsWith('image/')) {
-          return new SourceError(
-            'TC_ERR_SOURCE_STREAM',
-            `camera ${cameraId}: GET ${url} answered a single image (Content-Type "${contentType}"), not an MJPEG stream; set the camera's kind to "snapshot"`,
-          );
+          return wrongKindError(cameraId, url, contentType, 'snapshot');
         }
         if (type.startsWith('text/') || type.includes('json') || type.includes('xml')) return notAnImageError(cameraId, url, contentType);
         return new SourceError(

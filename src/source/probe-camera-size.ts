@@ -4,6 +4,7 @@ import { validateConfig } from '../config/validate-config.js';
 import { inspectJpeg } from '../decode/jpeg-header.js';
 import { SourceError } from '../errors.js';
 import { createSource } from './create-source.js';
+import { kindToSet } from './request-errors.js';
 
 type Kind = 'snapshot' | 'mjpeg';
 
@@ -26,7 +27,7 @@ export async function probeCameraSize(url: string, timeoutMs = 15_000): Promise<
     const source = createSource(camera, {
       onError: (err) => {
         lastError = err;
-        const told = /set the camera's kind to "(mjpeg|snapshot)"/.exec(err.message)?.[1] as Kind | undefined;
+        const told = kindToSet(err);
         if (told && told !== kind) {
           other = told;
           wrongKind.abort();

@@ -86,6 +86,23 @@ export function isClearlyNotImage(contentType: string | undefined): boolean {
   return type.startsWith('text/') || type === 'application/json' || type === 'application/xml' || type === 'application/xhtml+xml' || type.endsWith('+json') || type.endsWith('+xml');
 }
 
+/**
+ * The camera answered the other kind of source than the config's `kind` (a snapshot poll got an MJPEG stream, or
+ * a stream request got a single image): names the kind to set. kindToSet reads it back (the --camera probe).
+ */
+export function wrongKindError(cameraId: string, url: string, contentType: string, kindToSet: 'snapshot' | 'mjpeg'): SourceError {
+  const [got, not] = kindToSet === 'mjpeg' ? ['an MJPEG stream', 'a single image'] : ['a single image', 'an MJPEG stream'];
+  return new SourceError(
+    kindToSet === 'mjpeg' ? 'TC_ERR_SOURCE_HTTP' : 'TC_ERR_SOURCE_STREAM',
+    `camera ${cameraId}: GET ${url} answered ${got} (Content-Type "${contentType}"), not ${not}; set the camera's kind to "${kindToSet}"`,
+  );
+}
+
+/** The kind a wrongKindError says to set, or undefined for any other error. */
+export function kindToSet(err: Error): 'snapshot' | 'mjpeg' | undefined {
+  return /set the camera's kind to "(mjpeg|snapshot)"$/.exec(err.message)?.[1] as 'snapshot' | 'mjpeg' | undefined;
+}
+
 export function notAnImageError(cameraId: string, url: string, contentType: string): SourceError {
   return new SourceError(
     'TC_ERR_SOURCE_HTTP',
