@@ -71,4 +71,15 @@ export interface LineReach {
    * max(0, before + after − step) / step, median over the known points; null where none is known.
    */
   readonly bothSides: number | null;
+  /** The ROI's depth across the line (along its normal, both sides together), full-resolution px: the median
+   * over the points sampled along the line inside the ROI; null where none is. */
+  readonly depthPx: number | null;
+  /**
+   * Vehicles (tracks) seen on the line, their blob across it, since the start, counted when their track ends;
+   * and how many of them were seen in that frame only, on no other frame, so on neither side of the line: those
+   * cannot be counted. Many of them mean the ROI around the line is shorter than a frame interval of travel,
+   * whatever motion was learnt from the few seen twice (see lineReachWarning).
+   */
+  readonly vehiclesOnLine: number;
+  readonly seenOnlyOnLine: number;
 }

@@ -15,7 +15,7 @@ import { PerspectiveModel } from './perspective-model.js';
 import { FlowPrior, STILL } from './flow-prior.js';
 import { GroundPlane } from './ground-plane.js';
 import { LineCounter } from './line-counter.js';
-import { Tracker, type SteadySighting, type SteadyTriple, type TrackCrossing } from './tracker.js';
+import { Tracker, type SteadySighting, type SteadyTriple, type Track, type TrackCrossing } from './tracker.js';
 import { lineReachWarning } from './line-reach.js';
 
 // Frame interval assumed for the first frame after start-up (only scales the first background update).
@@ -98,6 +98,13 @@ class ScaledAnalyzer {
   private checkedSize = '';
   private frames = 0;
   private totalMs = 0;
+  /** Each line's unit normal, full-resolution px. */
+  private readonly normals: { nx: number; ny: number }[];
+  /** Per line, for lineReach (see noteOnLine): tracks seen on it that ended, and those of them seen once. */
+  private readonly tracksOn: Uint32Array;
+  private readonly tracksOnce: Uint32Array;
+  /** Live tracks seen on a line so far, and the lines (indices). */
+  private readonly watch = new Map<Track, Set<number>>();
   /** The latest frame intervals (s), for lineReach; a ring of DT_KEEP. */
   private readonly dts = new Float64Array(DT_KEEP);
   private dtCount = 0;
@@ -130,11 +137,13 @@ class ScaledAnalyzer {
     this.persp = new PerspectiveModel(g.y0, y1);
     this.flow = new FlowPrior(g.x0, g.y0, g.width * g.scale, g.height * g.scale, FLOW_CELL * g.scale, o.maxSpeedSizesPerSec);
     this.lineCounter = new LineCounter(camera.lines, o.downscale);
-    const normals = camera.lines.map((l) => {
+    const normals = (this.normals = camera.lines.map((l) => {
       const dx = l.to[0] - l.from[0], dy = l.to[1] - l.from[1];
       const len = Math.hypot(dx, dy);
       return { nx: -dy / len, ny: dx / len };
-    });
+    }));
+    this.tracksOn = new Uint32Array(camera.lines.length);
+    this.tracksOnce = new Uint32Array(camera.lines.length);
     const yref = (g.y0 + y1) / 2;
     this.ground = new GroundPlane(this.persp, (g.x0 + x1) / 2, yref, g.y0);
     this.tracker = new Tracker(o, this.lineCounter, normals, this.flow, this.persp, this.ground, yref, { x0: g.x0, y0: g.y0, x1, y1 });
@@ -230,14 +239,16 @@ class ScaledAnalyzer {
   lineReach(): LineReach[] {
     const n = Math.min(this.dtCount, DT_KEEP);
     const interval = n > 0 ? median(Array.from(this.dts.subarray(0, n))) : null;
-    return this.camera.lines.map((line) => {
+    return this.camera.lines.map((line, i) => {
       let samples = 0;
-      const step: number[] = [], stepBack: number[] = [], before: number[] = [], after: number[] = [], near: number[] = [], both: number[] = [];
+      const step: number[] = [], stepBack: number[] = [], before: number[] = [], after: number[] = [], near: number[] = [], both: number[] = [], depth: number[] = [];
+      const { nx, ny } = this.normals[i]!;
       for (let k = 0; k < REACH_POINTS; k++) {
         const f = (k + 0.5) / REACH_POINTS;
         const x = line.from[0] + f * (line.to[0] - line.from[0]), y = line.from[1] + f * (line.to[1] - line.from[1]);
         if (!this.inRoi(x, y)) continue;
         samples++;
+        depth.push(this.roiDepth(x, y, nx, ny) + this.roiDepth(x, y, -nx, -ny));
         const s = interval === null || !this.initialised ? undefined : this.tracker.usualStep(x, y, this.lastT / 1000, interval);
         if (!s) continue;
         const len = Math.hypot(s.fx - x, s.fy - y), backLen = Math.hypot(s.bx - x, s.by - y);
@@ -250,7 +261,10 @@ class ScaledAnalyzer {
         both.push(Math.max(0, a + b - 1));
       }
       const m = (v: number[]): number | null => (v.length ? median(v) : null);
-      return { lineId: line.id, samples, known: step.length, frameIntervalSec: interval, stepPx: m(step), stepBackPx: m(stepBack), beforePx: m(before), afterPx: m(after), seenNear: m(near), bothSides: m(both) };
+      return {
+        lineId: line.id, samples, known: step.length, frameIntervalSec: interval, stepPx: m(step), stepBackPx: m(stepBack), beforePx: m(before), afterPx: m(after), seenNear: m(near), bothSides: m(both),
+        depthPx: m(depth), vehiclesOnLine: this.tracksOn[i]!, seenOnlyOnLine: this.tracksOnce[i]!,
+      };
     });
   }
 
@@ -271,6 +285,14 @@ class ScaledAnalyzer {
     return c >= 0 && r >= 0 && c < g.width && r < g.height && g.mask[r * g.width + c] === 1;
   }
 
+  /** How far (full-resolution px, to a working pixel) the ROI reaches from (x, y) along the unit direction (dx, dy). */
+  private roiDepth(x: number, y: number, dx: number, dy: number): number {
+    const step = this.geom.scale;
+    let s = 0;
+    while (this.inRoi(x + (s + step) * dx, y + (s + step) * dy)) s += step;
+    return s;
+  }
+
   /** The share of the segment from (x, y) to (x1, y1) that lies in the ROI before it first leaves it. */
   private roiRun(x: number, y: number, x1: number, y1: number): number {
     for (let k = 1; k <= REACH_MARCH; k++) {
@@ -282,6 +304,9 @@ class ScaledAnalyzer {
 
   reset(): void {
     this.dtCount = 0;
+    this.tracksOn.fill(0);
+    this.tracksOnce.fill(0);
+    this.watch.clear();
     this.bootstrap = [];
     this.held = [];
     this.initialised = false;
@@ -453,7 +478,9 @@ class ScaledAnalyzer {
     if (!learnOnly) this.observer?.(tMs, dets);
     // Fragments of one vehicle cross within a fraction of a frame interval of each other.
     const dupWindowMs = Math.min(1000, 400 + 0.3 * frameDt * 1000);
-    return this.tracker.step(dets, tMs, dupWindowMs, learnOnly);
+    const crossings = this.tracker.step(dets, tMs, dupWindowMs, learnOnly);
+    if (!learnOnly) this.noteOnLine(tMs);
+    return crossings;
   }
 
   /**
@@ -482,6 +509,47 @@ class ScaledAnalyzer {
     const comps = this.labeler.label(this.fg, g.width, g.height, cur);
     // Blobs of vehicles abreast are cut across the usual motion where it is known.
     return componentsToDetections(comps, this.labeler.labels, cur, g, this.persp, o, (x, y) => this.tracker.imageDirection(x, y, tMs / 1000));
+  }
+
+  /**
+   * Per line, for lineReach: each track seen on it (its blob across the line), tallied when it ends, and how
+   * many of those were seen in that one frame only. Such a vehicle was seen on no other frame, on neither side
+   * of the line, and cannot be counted there: the ROI around the line is shorter than its travel between frames.
+   */
+  private noteOnLine(tMs: number): void {
+    for (const T of this.tracker.tracks) {
+      if (T.lastT !== tMs) continue;
+      this.camera.lines.forEach((line, i) => {
+        if (!this.onTheLine(T.det, line, this.normals[i]!)) return;
+        const on = this.watch.get(T);
+        if (on) on.add(i);
+        else this.watch.set(T, new Set([i]));
+      });
+    }
+    const live = new Set(this.tracker.tracks);
+    for (const [T, on] of this.watch) {
+      if (live.has(T)) continue;
+      this.watch.delete(T);
+      for (const i of on) {
+        this.tracksOn[i]!++;
+        if (T.hits === 1) this.tracksOnce[i]!++;
+      }
+    }
+  }
+
+  /** Whether D lies on the line: its box reaches across it and its centroid's foot on it lies within its ends. */
+  private onTheLine(D: Detection, line: CameraConfig['lines'][number], n: { nx: number; ny: number }): boolean {
+    const [ax, ay] = line.from;
+    const lx = line.to[0] - ax, ly = line.to[1] - ay;
+    const t = ((D.x - ax) * lx + (D.y - ay) * ly) / (lx * lx + ly * ly);
+    if (t < 0 || t > 1) return false;
+    let lo = Infinity, hi = -Infinity;
+    for (const [px, py] of [[D.bx, D.by], [D.bx + D.bw, D.by], [D.bx, D.by + D.bh], [D.bx + D.bw, D.by + D.bh]] as const) {
+      const d = (px - ax) * n.nx + (py - ay) * n.ny;
+      lo = Math.min(lo, d);
+      hi = Math.max(hi, d);
+    }
+    return lo < 0 && hi > 0;
   }
 
   private toEvent(c: TrackCrossing): CrossingEvent {
