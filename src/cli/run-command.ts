@@ -1,6 +1,6 @@
 // `traffic-counter run`: the daemon. With neither --config nor --camera it counts the built-in simulated camera.
 
-import { parseCliArgs, numberFlag, decodeScaleFlag } from './parse-cli-args.js';
+import { parseCliArgs, numberFlag, decodeScaleFlag, PORT_RULE } from './parse-cli-args.js';
 import { loadConfigFile, validateConfig } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import type { Config } from '../config/config-types.js';
@@ -55,7 +55,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (values.config && values.camera) throw new UsageError('run: give either --config FILE or --camera URL, not both');
-  const duration = numberFlag('duration', values.duration, 0, { min: 0 });
+  const duration = numberFlag('duration', values.duration, 0, { min: 0, unit: 'seconds', note: '0 = run until interrupted' });
   const cleanups: (() => Promise<void>)[] = [];
 
   try {
@@ -81,7 +81,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         decodeScale: decodeScaleFlag(values['decode-scale']),
         zeromqEndpoint: values['zeromq-endpoint'],
         httpHost: values['http-host'],
-        httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, { min: 0, integer: true }),
+        httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, PORT_RULE),
       },
       true,
     );
