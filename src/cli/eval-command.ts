@@ -61,7 +61,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     fps,
     every,
     onEvent: (e) => counted.push(e),
-    onDecodeError: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
+    onFrameSkipped: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
   });
   const report = evaluateCounts({ lines: result.cameras[0]!.lines }, truth);
   // Frame k (from 0) is at k / fps s, as the truth's event times are (see DirectorySource).

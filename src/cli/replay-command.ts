@@ -54,14 +54,14 @@ export async function replayCommand(argv: string[]): Promise<number> {
     onEvent: (ev) => {
       if (!values.json) process.stdout.write(`${new Date(ev.timeMs).toISOString()}  ${ev.cameraId}  ${ev.lineId}  ${ev.direction}  ${ev.vehicleClass}\n`);
     },
-    onDecodeError: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
+    onFrameSkipped: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
   });
   for (const c of result.cameras) for (const w of c.warnings) process.stderr.write(`traffic-counter: warning: ${w}\n`);
   if (values.json) {
     // Exactly this shape (README): the line reach goes to stderr as warnings, as in the text output.
     process.stdout.write(`${JSON.stringify({ frames: result.frames, cameras: result.cameras.map((c) => ({ id: c.id, lines: c.lines })) })}\n`);
   } else {
-    process.stdout.write(`\n${result.frames} frames${result.decodeErrors ? `, ${result.decodeErrors} rejected` : ''}\n`);
+    process.stdout.write(`\n${result.frames} frames${result.decodeErrors ? `, ${result.decodeErrors} rejected` : ''}${result.unreadable ? `, ${result.unreadable} unreadable` : ''}\n`);
     for (const c of result.cameras) {
       for (const l of c.lines) process.stdout.write(`${c.id}  ${l.id}  in=${l.in}  out=${l.out}\n`);
     }
