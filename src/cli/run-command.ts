@@ -1,9 +1,10 @@
 // `traffic-counter run`: the daemon. With neither --config nor --camera it counts the built-in simulated camera.
 
+import { isAbsolute, resolve } from 'node:path';
 import { parseCliArgs, numberFlag, decodeScaleFlag, flagText, PORT_RULE } from './parse-cli-args.js';
-import { DAEMON_DEFAULTS } from '../config/defaults.js';
 import { loadConfigFile, validateConfig } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
+import { DAEMON_DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/config-types.js';
 import { Daemon } from '../daemon.js';
 import { spawnCameraSim } from './spawn-camera-sim.js';
@@ -22,7 +23,8 @@ and minute/hour/day counts in SQLite. Ctrl-C (SIGINT) or SIGTERM flushes and clo
 Options:
   --config FILE      cameras, ROIs and lines (JSON, see README)
   --camera URL       a single camera's URL (instead of --config)
-  --db FILE          SQLite file (default ./data/counts.db or the config's "db")
+  --db FILE          SQLite file (default ./data/counts.db or the config's "db"); a relative path, here or
+                     in the config, is taken from the current directory, not the config file's
   --channel C        ipc (default), zeromq or shared: how decoded frames reach the analyzer
   --decoder D        jpeg-js (default), jpeg-turbo or sharp, for the local decoders (remote ones pick their own)
   --decoders N       local decoder processes/threads (default 1; 0 with zeromq = remote decoders only)
@@ -102,7 +104,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         ),
     });
     cleanups.unshift(() => daemon.close());
-    log.info(`counting ${config.cameras.length} camera(s) over the ${daemon.stats().channel.channel} channel; database ${config.db}`);
+    log.info(`counting ${config.cameras.length} camera(s) over the ${daemon.stats().channel.channel} channel; database ${describeDbPath(config.db)}`);
 
     if (values.http !== undefined || config.httpPort > 0) {
       const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
@@ -140,6 +142,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     for (const c of cleanups) await c().catch(() => {});
   }
   return 0;
+}
+
+/** A relative db path (the config's "db" or --db) is taken from the working directory: the log says where that is. */
+function describeDbPath(db: string): string {
+  return isAbsolute(db) ? db : `${db} (${resolve(db)})`;
 }
 
 type RunFlags = Partial<Record<'config' | 'camera' | 'seed' | 'channel' | 'zeromq-endpoint' | 'http' | 'http-host' | 'decoder' | 'decoders', string>>;
