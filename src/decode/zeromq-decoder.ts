@@ -48,10 +48,10 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   sock.events.on('handshake', () => (connected = true));
   sock.events.on('disconnect', () => (connected = false));
   const close = (): void => {
-    // With no analyzer connected, what is queued ('ready', 'bye', a frame) has no one to go to and is worthless:
-    // the analyzer forgot this decoder when the connection dropped (and dropped the job it held), and one that
-    // comes back gives new jobs to the decoders that announce themselves then. Lingering for it would only hold
-    // up the exit, with zeromq printing "Waiting for queued ZeroMQ messages to be delivered" after 500 ms.
+    // With no analyzer connected, what is queued ('ready', 'bye', a frame) is worthless: the analyzer it was for
+    // lost the connection (it can no longer route a job here, and drops a job it held after decodeTimeoutMs), and
+    // one that comes back hands work to the decoders that announce themselves then. Lingering for it would only
+    // hold up the exit, with zeromq printing "Waiting for queued ZeroMQ messages to be delivered" after 500 ms.
     if (!connected) sock.linger = 0;
     sock.close();
   };
