@@ -1,6 +1,6 @@
 // `traffic-counter camera-sim`: serves the synthetic traffic camera until interrupted.
 
-import { parseCliArgs, numberFlag } from './parse-cli-args.js';
+import { parseCliArgs, numberFlag, PORT_RULE } from './parse-cli-args.js';
 import { startCameraSim } from '../source/camera-sim/camera-sim-server.js';
 import { SCENARIOS, type ScenarioName } from '../source/camera-sim/index.js';
 import { UsageError } from '../errors.js';
@@ -39,11 +39,11 @@ export async function cameraSimCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--scenario: must be one of ${SCENARIOS.join(', ')}; got "${scenario}"`);
   }
   const sim = await startCameraSim({
-    port: numberFlag('port', values.port, 0, { integer: true }),
+    port: numberFlag('port', values.port, 0, PORT_RULE),
     host: values.host ?? '127.0.0.1',
     seed: numberFlag('seed', values.seed, 1, { integer: true }),
     scenario: scenario as ScenarioName,
-    streamFps: numberFlag('fps', values.fps, 2, { min: 0.1 }),
+    streamFps: numberFlag('fps', values.fps, 2, { min: 0.1, max: 30, unit: 'frames per second' }),
   });
   process.stdout.write(`camera-sim listening on ${sim.url}\n  snapshot ${sim.url}/snapshot.jpg\n  stream   ${sim.url}/stream.mjpg\n  truth    ${sim.url}/truth.json\n  config   ${sim.url}/config.json\n`);
   await new Promise<void>((resolve) => {

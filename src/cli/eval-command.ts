@@ -1,6 +1,6 @@
 // `traffic-counter eval`: counts a directory of snapshots and compares with hand-counted truth per line and direction.
 
-import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag } from './parse-cli-args.js';
+import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag, FPS_RULE } from './parse-cli-args.js';
 import { REPLAY_FLAGS } from './replay-command.js';
 import { loadConfigFile } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
@@ -39,6 +39,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  const fps = numberFlag('fps', values.fps, 2, FPS_RULE);
+  const every = numberFlag('every', values.every, 1, { min: 1, integer: true });
   const config = applyOverrides(loadConfigFile(requireFlag('eval', 'config', values.config), { requireUrl: false }), {
     channel: values.channel,
     decoder: values.decoder,
@@ -53,15 +55,13 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const lineIds = config.cameras[0]!.lines.map((l) => l.id);
   checkTruthLines(truth, lineIds, `--truth ${values.truth}`, `--config ${values.config}`);
   const events = truthEvents(rawTruth);
-  const fps = numberFlag('fps', values.fps, 2, { min: 0.001 });
-  const every = numberFlag('every', values.every, 1, { min: 1, integer: true });
   const counted: CrossingEvent[] = [];
   const result = await replayDirectory(config, {
     framesDir: requireFlag('eval', 'frames', values.frames),
     fps,
     every,
     onEvent: (e) => counted.push(e),
-    onDecodeError: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
+    onFrameSkipped: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
   });
   const report = evaluateCounts({ lines: result.cameras[0]!.lines }, truth);
   // Frame k (from 0) is at k / fps s, as the truth's event times are (see DirectorySource).

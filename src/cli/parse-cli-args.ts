@@ -1,27 +1,88 @@
-// Thin wrapper over node:util parseArgs that turns its errors into UsageError with the command's name.
+// Thin wrapper over node:util parseArgs that turns its errors into UsageError with the command's name, and the
+// checks of flag values (numbers, required flags, flags that only mean something beside another).
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** A value parseArgs would take for an option of its own: `-5` after `--duration` is a negative number. */
+const NEGATIVE_NUMBER = /^-\.?\d/;
+
 export function parseCliArgs<O extends Options>(command: string, argv: string[], options: O) {
+  const all = { ...options, help: { type: 'boolean', short: 'h' } } as const;
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false });
+    return parseArgs({ args: joinNegativeValues(argv, all), options: all, strict: true, allowPositionals: false });
   } catch (err) {
-    throw new UsageError(`${command}: ${(err as Error).message.replace(/\. To specify.*$/s, '')}; see 'traffic-counter ${command} --help'`, { cause: err });
+    throw new UsageError(`${command}: ${describeParseError(err as Error, argv, all)}; see 'traffic-counter ${command} --help'`, { cause: err });
   }
 }
 
-/** Parses a positive number flag, e.g. --fps 2.5. */
-export function numberFlag(name: string, value: string | undefined, def: number, opts: { min?: number; integer?: boolean } = {}): number {
+/**
+ * parseArgs reads `--duration -5` as a flag missing its value ("ambiguous"), so the value's own check never
+ * runs. Given as `--duration=-5` it reaches numberFlag, which says what the flag needs.
+ */
+function joinNegativeValues(argv: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    if (arg.startsWith('--') && options[arg.slice(2)]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+function describeParseError(err: Error, argv: readonly string[], options: Options): string {
+  const ambiguous = /^Option '(--[^' ]+)' argument is ambiguous/.exec(err.message);
+  if (ambiguous) {
+    // `--db --bucket hour`: the value was forgotten; `--db -x.db`: the value starts with a dash.
+    const flag = ambiguous[1]!;
+    const next = argv[argv.indexOf(flag) + 1] ?? '';
+    const isFlag = next === '-h' || Object.hasOwn(options, next.replace(/^--/, '').replace(/=.*$/, ''));
+    return isFlag ? `${flag} needs a value, got the flag ${next} after it` : `${flag} needs a value; if it is ${JSON.stringify(next)}, write ${flag}=${next}`;
+  }
+  return err.message.replace(/\. To specify.*$/s, '');
+}
+
+/** What a number flag accepts; its error message is built from this. */
+export interface NumberRule {
+  /** Smallest allowed value (default 0). */
+  readonly min?: number;
+  readonly max?: number;
+  readonly integer?: boolean;
+  /** What the number measures, plural: 'seconds'. */
+  readonly unit?: string;
+  /** What a special value means: '0 = any free port'. */
+  readonly note?: string;
+}
+
+export const PORT_RULE: NumberRule = { min: 0, max: 65_535, integer: true, note: '0 = any free port' };
+/** A folder's capture rate (replay, eval). */
+export const FPS_RULE: NumberRule = { min: 0.001, unit: 'frames per second' };
+
+function describeRule({ min = 0, max, integer, unit, note }: NumberRule): string {
+  const range = max === undefined ? `${integer ? ', ' : ''}${min} or more` : ` from ${min} to ${max}`;
+  return `${integer ? 'a whole number' : ''}${range}${unit ? ` ${unit}` : ''}${note ? ` (${note})` : ''}`.trim();
+}
+
+/** Parses a number flag, e.g. --fps 2.5; refuses, naming the flag and the value given, what the rule does not allow. */
+export function numberFlag(name: string, value: string | undefined, def: number, rule: NumberRule = {}): number {
   if (value === undefined) return def;
   const n = Number(value);
-  const min = opts.min ?? 0;
-  if (value.trim() === '' || !Number.isFinite(n) || n < min || (opts.integer && !Number.isInteger(n))) {
-    throw new UsageError(`--${name}: must be ${opts.integer ? 'an integer' : 'a number'} >= ${min}, got "${value}"`);
+  const { min = 0, max = Infinity } = rule;
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max || (rule.integer && !Number.isInteger(n))) {
+    throw new UsageError(`${flagText(name, value)}: must be ${describeRule(rule)}`);
   }
   return n;
+}
+
+/** A flag as the user gave it, for messages: `--duration -5`, `--db ""`. */
+export function flagText(name: string, value: string): string {
+  return `--${name} ${/^[\w.:/+@-]+$/.test(value) ? value : JSON.stringify(value)}`;
 }
 
 /** Parses --decode-scale; its allowed values (and how they fit analyzer.downscale) are checked with the config. */

@@ -12,8 +12,8 @@ Prints vehicle counts per bucket (UTC), camera and line, with the camera's uptim
 Options:
   --db FILE          SQLite file written by 'traffic-counter run' (default ./data/counts.db)
   --bucket B         minute, hour or day (required)
-  --camera ID        only this camera
-  --line ID          only this line
+  --camera ID        only this camera (an id the database does not have is refused, with the ids it has)
+  --line ID          only this line (likewise)
   --from ISO         first bucket start, e.g. 2026-11-22T08:00Z or 2026-11-22 (inclusive)
   --to ISO           end time (exclusive)
   --format F         table (default), csv or json
@@ -44,7 +44,7 @@ export async function queryCommand(argv: string[]): Promise<number> {
     },
     'cli',
   );
-  const rows = queryCounts(values.db ?? './data/counts.db', params);
+  const rows = queryCounts(values.db ?? './data/counts.db', params, { source: 'cli' });
   process.stdout.write(formatCounts(rows, params.format, params.byClass));
   return 0;
 }

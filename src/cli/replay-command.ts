@@ -1,6 +1,6 @@
 // `traffic-counter replay`: counts a directory of JPEG snapshots offline through the decode channel.
 
-import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag } from './parse-cli-args.js';
+import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag, FPS_RULE } from './parse-cli-args.js';
 import { loadConfigFile } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { replayDirectory } from '../replay/replay-directory.js';
@@ -39,14 +39,14 @@ export async function replayCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  const fps = numberFlag('fps', values.fps, 2, FPS_RULE);
+  const every = numberFlag('every', values.every, 1, { min: 1, integer: true });
   const config = applyOverrides(loadConfigFile(requireFlag('replay', 'config', values.config), { requireUrl: false }), {
     channel: values.channel,
     decoder: values.decoder,
     decodeScale: decodeScaleFlag(values['decode-scale']),
   });
   const framesDir = requireFlag('replay', 'frames', values.frames);
-  const fps = numberFlag('fps', values.fps, 2, { min: 0.001 });
-  const every = numberFlag('every', values.every, 1, { min: 1, integer: true });
   const result = await replayDirectory(config, {
     framesDir,
     fps,
@@ -54,14 +54,14 @@ export async function replayCommand(argv: string[]): Promise<number> {
     onEvent: (ev) => {
       if (!values.json) process.stdout.write(`${new Date(ev.timeMs).toISOString()}  ${ev.cameraId}  ${ev.lineId}  ${ev.direction}  ${ev.vehicleClass}\n`);
     },
-    onDecodeError: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
+    onFrameSkipped: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
   });
   for (const c of result.cameras) for (const w of c.warnings) process.stderr.write(`traffic-counter: warning: ${w}\n`);
   if (values.json) {
     // Exactly this shape (README): the line reach goes to stderr as warnings, as in the text output.
     process.stdout.write(`${JSON.stringify({ frames: result.frames, cameras: result.cameras.map((c) => ({ id: c.id, lines: c.lines })) })}\n`);
   } else {
-    process.stdout.write(`\n${result.frames} frames${result.decodeErrors ? `, ${result.decodeErrors} rejected` : ''}\n`);
+    process.stdout.write(`\n${result.frames} frames${result.decodeErrors ? `, ${result.decodeErrors} rejected` : ''}${result.unreadable ? `, ${result.unreadable} unreadable` : ''}\n`);
     for (const c of result.cameras) {
       for (const l of c.lines) process.stdout.write(`${c.id}  ${l.id}  in=${l.in}  out=${l.out}\n`);
     }

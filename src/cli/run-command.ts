@@ -1,8 +1,10 @@
 // `traffic-counter run`: the daemon. With neither --config nor --camera it counts the built-in simulated camera.
 
-import { parseCliArgs, numberFlag, decodeScaleFlag } from './parse-cli-args.js';
+import { isAbsolute, resolve } from 'node:path';
+import { parseCliArgs, numberFlag, decodeScaleFlag, flagText, PORT_RULE } from './parse-cli-args.js';
 import { loadConfigFile, validateConfig } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
+import { DAEMON_DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/config-types.js';
 import { Daemon } from '../daemon.js';
 import { spawnCameraSim } from './spawn-camera-sim.js';
@@ -21,18 +23,21 @@ and minute/hour/day counts in SQLite. Ctrl-C (SIGINT) or SIGTERM flushes and clo
 Options:
   --config FILE      cameras, ROIs and lines (JSON, see README)
   --camera URL       a single camera's URL (instead of --config)
-  --db FILE          SQLite file (default ./data/counts.db or the config's "db")
+  --db FILE          SQLite file (default ./data/counts.db or the config's "db"); a relative path, here or
+                     in the config, is taken from the current directory, not the config file's
   --channel C        ipc (default), zeromq or shared: how decoded frames reach the analyzer
-  --decoder D        jpeg-js (default), jpeg-turbo or sharp
+  --decoder D        jpeg-js (default), jpeg-turbo or sharp, for the local decoders (remote ones pick their own)
   --decoders N       local decoder processes/threads (default 1; 0 with zeromq = remote decoders only)
   --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale where set
                      (unset, it is fitted to the frame size: 4 at 1280x720, a multiple of N)
-  --zeromq-endpoint E  ipc://PATH or tcp://HOST:PORT for --channel zeromq (remote decoders connect here)
+  --zeromq-endpoint E  ipc://PATH or tcp://HOST:PORT for the zeromq channel (remote decoders connect here)
   --http PORT        also serve the HTTP API and dashboard on 127.0.0.1:PORT (0 = any free port)
-  --http-host HOST   bind address for --http (default 127.0.0.1)
+  --http-host HOST   bind address for --http (default 127.0.0.1); needs --http or the config's httpPort
   --seed N           simulator seed (only without --config/--camera; default 1)
   --duration SEC     stop after SEC seconds (default, or 0: run until interrupted)
   -h, --help         this help
+
+A flag that the others make meaningless (--seed with --config, --http-host without --http, ...) is refused.
 `;
 
 export async function runCommand(argv: string[]): Promise<number> {
@@ -55,36 +60,37 @@ export async function runCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (values.config && values.camera) throw new UsageError('run: give either --config FILE or --camera URL, not both');
-  const duration = numberFlag('duration', values.duration, 0, { min: 0 });
+  // Every flag value is checked before anything starts (the simulator, the decoders, the database).
+  const duration = numberFlag('duration', values.duration, 0, { min: 0, unit: 'seconds', note: '0 = run until interrupted' });
+  const seed = numberFlag('seed', values.seed, 1, { integer: true });
+  const overrides = {
+    db: values.db,
+    channel: values.channel,
+    decoder: values.decoder,
+    decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, { min: 0, integer: true }),
+    decodeScale: decodeScaleFlag(values['decode-scale']),
+    zeromqEndpoint: values['zeromq-endpoint'],
+    httpHost: values['http-host'],
+    httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, PORT_RULE),
+  };
+  const fileConfig = values.config ? loadConfigFile(values.config, { requireUrl: true }) : undefined;
+  refuseIgnoredFlags(values, fileConfig);
   const cleanups: (() => Promise<void>)[] = [];
 
   try {
     let base: Config;
-    if (values.config) {
-      base = loadConfigFile(values.config, { requireUrl: true });
+    if (fileConfig) {
+      base = fileConfig;
     } else if (values.camera) {
       base = await singleCameraConfig(values.camera);
     } else {
-      const sim = await spawnCameraSim(numberFlag('seed', values.seed, 1, { integer: true }));
+      const sim = await spawnCameraSim(seed);
       cleanups.push(() => sim.close());
       const simConfig = (await (await fetch(`${sim.url}/config.json`)).json()) as unknown;
       base = validateConfig(simConfig);
       process.stderr.write(`simulated camera at ${sim.url}/snapshot.jpg (truth: ${sim.url}/truth.json)\n`);
     }
-    const config = applyOverrides(
-      base,
-      {
-        db: values.db,
-        channel: values.channel,
-        decoder: values.decoder,
-        decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, { min: 0, integer: true }),
-        decodeScale: decodeScaleFlag(values['decode-scale']),
-        zeromqEndpoint: values['zeromq-endpoint'],
-        httpHost: values['http-host'],
-        httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, { min: 0, integer: true }),
-      },
-      true,
-    );
+    const config = applyOverrides(base, overrides, true);
 
     const log = {
       info: (m: string) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`),
@@ -98,7 +104,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         ),
     });
     cleanups.unshift(() => daemon.close());
-    log.info(`counting ${config.cameras.length} camera(s) over the ${daemon.stats().channel.channel} channel; database ${config.db}`);
+    log.info(`counting ${config.cameras.length} camera(s) over the ${daemon.stats().channel.channel} channel; database ${describeDbPath(config.db)}`);
 
     if (values.http !== undefined || config.httpPort > 0) {
       const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
@@ -136,6 +142,34 @@ export async function runCommand(argv: string[]): Promise<number> {
     for (const c of cleanups) await c().catch(() => {});
   }
   return 0;
+}
+
+/** A relative db path (the config's "db" or --db) is taken from the working directory: the log says where that is. */
+function describeDbPath(db: string): string {
+  return isAbsolute(db) ? db : `${db} (${resolve(db)})`;
+}
+
+type RunFlags = Partial<Record<'config' | 'camera' | 'seed' | 'channel' | 'zeromq-endpoint' | 'http' | 'http-host' | 'decoder' | 'decoders', string>>;
+
+/** Refuses flags that the rest of the command line makes meaningless: they would be silently ignored. */
+function refuseIgnoredFlags(values: RunFlags, fileConfig: Config | undefined): void {
+  const source = values.config ? `--config ${values.config}` : values.camera ? `--camera ${values.camera}` : undefined;
+  if (values.seed !== undefined && source) {
+    throw new UsageError(`run: ${flagText('seed', values.seed)} seeds the built-in simulated camera, which runs only without --config and --camera; drop --seed, or drop ${source} to count the simulator`);
+  }
+  const channel = values.channel ?? fileConfig?.channel ?? DAEMON_DEFAULTS.channel;
+  if (values['zeromq-endpoint'] !== undefined && channel !== 'zeromq') {
+    const from = values.channel !== undefined ? flagText('channel', values.channel) : fileConfig ? `--config ${values.config}, or the default` : 'the default';
+    throw new UsageError(`run: ${flagText('zeromq-endpoint', values['zeromq-endpoint'])} is used only by the zeromq channel, but the channel is ${channel} (${from}); add --channel zeromq, or drop --zeromq-endpoint`);
+  }
+  if (values['http-host'] !== undefined && values.http === undefined && !(fileConfig && fileConfig.httpPort > 0)) {
+    throw new UsageError(`run: ${flagText('http-host', values['http-host'])} is where the HTTP API listens, but the API is off without --http PORT${fileConfig ? ` (or "httpPort" in ${values.config})` : ''}; add --http PORT (0 = any free port), or drop --http-host`);
+  }
+  const decoders = values.decoders ?? String(fileConfig?.decoders ?? DAEMON_DEFAULTS.decoders);
+  if (values.decoder !== undefined && Number(decoders) === 0) {
+    const from = values.decoders !== undefined ? '--decoders 0' : `"decoders": 0 in ${values.config}`;
+    throw new UsageError(`run: ${flagText('decoder', values.decoder)} picks the local decoders' library, but ${from} runs none (each remote decoder picks its own: traffic-counter decoder --decoder ${values.decoder}); drop --decoder, or give --decoders 1 or more`);
+  }
 }
 
 /**

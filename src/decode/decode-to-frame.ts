@@ -9,9 +9,14 @@ export type DecodeOutcome =
   | { readonly type: 'frame'; readonly header: FrameHeader; readonly pixels: Uint8Array }
   | { readonly type: 'decode-error'; readonly failure: DecodeFailure };
 
+/** How decode messages name the frame they are about; replay swaps it for the frame's file. */
+export function frameName(cameraId: string, seq: number): string {
+  return `camera ${cameraId} frame ${seq}`;
+}
+
 /** Never throws: a decoder's error becomes a DecodeFailure with its code (TC_ERR_DECODE_CORRUPT if it has none). */
 export async function decodeToFrame(req: DecodeRequest, jpeg: Uint8Array, decode: JpegDecoder, into?: Uint8Array): Promise<DecodeOutcome> {
-  const what = `camera ${req.cameraId} frame ${req.seq}`;
+  const what = frameName(req.cameraId, req.seq);
   const t0 = performance.now();
   try {
     const img = await decode(jpeg, req.limits, { what, scale: req.scale, into });

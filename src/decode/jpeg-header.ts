@@ -8,20 +8,26 @@ export interface JpegInfo {
   readonly height: number;
 }
 
+/** The fixes these checks suggest for a camera's frame; a replayed file's message gives its own instead (replayDirectory). */
+export const CAMERA_HINTS = {
+  notJpeg: 'check that the camera URL serves image/jpeg snapshots',
+  truncated: 'the download was cut short or the camera sent a partial frame',
+} as const;
+
 /** Reads the frame header (SOFn); throws DecodeError for non-JPEG, truncated or corrupt input. */
 export function inspectJpeg(bytes: Uint8Array, what = 'JPEG'): JpegInfo {
   if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) {
     const head = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
     throw new DecodeError(
       'TC_ERR_DECODE_NOT_JPEG',
-      `${what}: not a JPEG (starts with ${head || 'nothing'}, expected ff d8); check that the camera URL serves image/jpeg snapshots`,
+      `${what}: not a JPEG (starts with ${head || 'nothing'}, expected ff d8); ${CAMERA_HINTS.notJpeg}`,
     );
   }
   // A complete JPEG ends with EOI (ff d9); some cameras pad a few bytes after it.
   let end = bytes.length;
   while (end > 2 && bytes[end - 1] === 0x00) end--;
   if (!(bytes[end - 2] === 0xff && bytes[end - 1] === 0xd9)) {
-    throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: truncated JPEG (${bytes.length} bytes, no end-of-image marker); the download was cut short or the camera sent a partial frame`);
+    throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: truncated JPEG (${bytes.length} bytes, no end-of-image marker); ${CAMERA_HINTS.truncated}`);
   }
   let i = 2;
   while (i + 4 <= bytes.length) {

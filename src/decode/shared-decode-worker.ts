@@ -3,7 +3,7 @@
 
 import { workerData } from 'node:worker_threads';
 import { createDecoder, type JpegDecoder } from './decode-jpeg.js';
-import { decodeToFrame } from './decode-to-frame.js';
+import { decodeToFrame, frameName } from './decode-to-frame.js';
 import { scaledSize } from './decode-scale.js';
 import { inspectJpeg } from './jpeg-header.js';
 import { SharedFrameRing } from '../channel/shared-frame-ring.js';
@@ -45,7 +45,7 @@ export default async function decodeIntoSlot(task: SharedDecodeTask): Promise<vo
  */
 function slotRefusal(task: Extract<SharedDecodeTask, { type: 'decode' }>): string | undefined {
   const { req } = task;
-  const what = `camera ${req.cameraId} frame ${req.seq}`;
+  const what = frameName(req.cameraId, req.seq);
   let full: { width: number; height: number };
   try {
     full = inspectJpeg(task.jpeg, what);

@@ -41,8 +41,20 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   const sock = new Dealer({
     ...ZMQ_SOCKET_DEFAULTS,
     routingId: opts.routingId ?? `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`,
-    linger: 1_000, // ms to deliver a last frame or 'bye' after close
+    linger: 1_000, // ms to deliver a last frame or 'bye' after close, while an analyzer is connected (see close)
   });
+  // Whether an analyzer is at the other end: the ZMTP handshake is done and the connection has not dropped since.
+  let connected = false;
+  sock.events.on('handshake', () => (connected = true));
+  sock.events.on('disconnect', () => (connected = false));
+  const close = (): void => {
+    // With no analyzer connected, what is queued ('ready', 'bye', a frame) is worthless: the analyzer it was for
+    // lost the connection (it can no longer route a job here, and drops a job it held after decodeTimeoutMs), and
+    // one that comes back hands work to the decoders that announce themselves then. Lingering for it would only
+    // hold up the exit, with zeromq printing "Waiting for queued ZeroMQ messages to be delivered" after 500 ms.
+    if (!connected) sock.linger = 0;
+    sock.close();
+  };
   let sending = false;
   const send = async (msg: ZmqFromDecoder, pixels?: Uint8Array): Promise<void> => {
     sending = true;
@@ -56,7 +68,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   const onAbort = (): void => {
     // Tell the analyzer not to wait for us (if that cannot wait), then stop; close() ends the loop below.
     const bye = !sending && sock.writable ? send({ type: 'bye' }) : Promise.resolve();
-    bye.catch(() => {}).finally(() => sock.close());
+    bye.catch(() => {}).finally(close);
   };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   let busy = false;
@@ -78,7 +90,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   } finally {
     clearInterval(announce);
     opts.signal?.removeEventListener('abort', onAbort);
-    if (!sock.closed) sock.close();
+    if (!sock.closed) close();
   }
 
   async function handle(parts: Buffer[]): Promise<void> {

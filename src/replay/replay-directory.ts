@@ -7,7 +7,9 @@ import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
 import { frameSizeOptions, type FrameSizeOptions } from '../analyze/analyzer-options.js';
 import { DirectorySource } from '../source/directory-source.js';
 import { createChannelFor } from '../channel/create-channel.js';
-import type { ChannelOutput } from '../channel/messages.js';
+import type { ChannelOutput, DecodeFailure } from '../channel/messages.js';
+import { frameName } from '../decode/decode-to-frame.js';
+import { CAMERA_HINTS } from '../decode/jpeg-header.js';
 
 const DRAIN_TIMEOUT_MS = 60_000; // offline: give the decoders time to finish every frame
 
@@ -17,12 +19,15 @@ export interface ReplayOptions {
   readonly every: number;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: CrossingEvent) => void;
-  readonly onDecodeError?: (message: string) => void;
+  /** A frame left out, and why: its file could not be read or decoded (the message names the file). */
+  readonly onFrameSkipped?: (message: string) => void;
 }
 
 export interface ReplayResult {
   frames: number;
   decodeErrors: number;
+  /** Files that could not be read. */
+  unreadable: number;
   cameras: {
     id: string;
     lines: { id: string; in: number; out: number }[];
@@ -35,9 +40,31 @@ export interface ReplayResult {
   }[];
 }
 
+/**
+ * The decoders' message names the camera and frame ("camera replay frame 2") and, for a bad or truncated JPEG,
+ * a camera's fix (check its URL); a replayed frame's names its file and the file's fix.
+ */
+function fileMessage(failure: DecodeFailure, file: string | undefined): string {
+  if (file === undefined) return failure.message;
+  const message = failure.message.replace(frameName(failure.cameraId, failure.seq), file);
+  if (failure.code === 'TC_ERR_DECODE_NOT_JPEG') return `${message.replace(`; ${CAMERA_HINTS.notJpeg}`, '')}; every .jpg/.jpeg file in --frames must be a JPEG image: replace or remove this one`;
+  if (failure.code === 'TC_ERR_DECODE_CORRUPT') return `${message.replace(`; ${CAMERA_HINTS.truncated}`, '')}; the file is damaged (an interrupted copy or download?): copy it again or remove it`;
+  return message;
+}
+
 export async function replayDirectory(config: Config, opts: ReplayOptions): Promise<ReplayResult> {
   // One source: every camera in the config looks at the same frames (each with its own ROI and lines).
-  const source = new DirectorySource({ cameraId: 'replay', dir: opts.framesDir, fps: opts.fps, every: opts.every });
+  const result: ReplayResult = { frames: 0, decodeErrors: 0, unreadable: 0, cameras: [] };
+  const source = new DirectorySource({
+    cameraId: 'replay',
+    dir: opts.framesDir,
+    fps: opts.fps,
+    every: opts.every,
+    onError: (err) => {
+      result.unreadable++;
+      opts.onFrameSkipped?.(err.message);
+    },
+  });
   const analyzers = config.cameras.map((c, i) => new CameraAnalyzer(c, `cameras[${i}]`));
   /** Per camera, each change of frame size the clip made (CameraAnalyzer.lastResize), told with the warnings. */
   const resizes = analyzers.map(() => [] as string[]);
@@ -46,12 +73,11 @@ export async function replayDirectory(config: Config, opts: ReplayOptions): Prom
     maxDecodeMemoryMB: Math.max(...config.cameras.map((c) => c.maxDecodeMemoryMB)),
   };
   const channel = createChannelFor(config);
-  const result: ReplayResult = { frames: 0, decodeErrors: 0, cameras: [] };
   const consume = (out: ChannelOutput | null): void => {
     if (out === null) return;
     if (out.kind === 'error') {
       result.decodeErrors++;
-      opts.onDecodeError?.(out.failure.message);
+      opts.onFrameSkipped?.(fileMessage(out.failure, source.fileOf(out.failure.seq)));
       return;
     }
     const f = out.frame;

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { QueryError, TrafficCounterError, UsageError } from '../errors.js';
+import { listenFailure } from '../listen-error.js';
 import { CountReader } from '../store/count-reader.js';
 import { formatCounts } from '../store/format-counts.js';
 import { parseQueryParams } from '../store/query-counts.js';
@@ -180,12 +181,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
       reader.close();
-      reject(
-        new UsageError(
-          `http ${host}:${port}: cannot listen (${err.code ?? err.message}); ${err.code === 'EADDRINUSE' ? 'choose another port, or 0 for a random one' : 'check the host address'}`,
-          { cause: err },
-        ),
-      );
+      // run's flags, with the config keys they override.
+      reject(new UsageError(`http API: ${listenFailure(err, host, port, { host: '--http-host (httpHost)', port: '--http (httpPort)' })}`, { cause: err }));
     };
     server.once('error', onError);
     server.listen(port, host, () => {

@@ -45,6 +45,8 @@ export class DirectorySource implements FrameSource {
   readonly #closeController = new AbortController();
   #listing: Promise<Listing> | undefined;
   #seq = 0;
+  /** The file of each frame yielded, by seq (index seq − 1), for messages about a frame. */
+  readonly #files: string[] = [];
 
   constructor(opts: DirectorySourceOptions) {
     const every = opts.every ?? 1;
@@ -68,6 +70,11 @@ export class DirectorySource implements FrameSource {
     return Math.ceil(files.length / this.#every);
   }
 
+  /** The file a yielded frame was read from (its path in the folder given). */
+  fileOf(seq: number): string | undefined {
+    return this.#files[seq - 1];
+  }
+
   stats(): SourceStats {
     return this.#stats.snapshot();
   }
@@ -88,13 +95,13 @@ export class DirectorySource implements FrameSource {
       } catch (err) {
         if (stopped()) return;
         // One unreadable file (deleted meanwhile, no permission) should not end a long replay.
-        this.#stats.warning(
-          new SourceError('TC_ERR_SOURCE_DIR', `camera ${this.cameraId}: cannot read ${file}: ${(err as Error).message}; skipping it`, { cause: err }),
-        );
+        const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+        this.#stats.warning(new SourceError('TC_ERR_SOURCE_DIR', `${file}: cannot read the file (${code}); check that it is still there and readable`, { cause: err }));
         continue;
       }
       this.#stats.s.bytes += jpeg.length;
       this.#stats.s.frames++;
+      this.#files.push(file);
       yield { cameraId: this.cameraId, seq: ++this.#seq, capturedAt: this.#startMs + (i * 1000) / this.#fps, jpeg: ownBytes(jpeg) };
     }
   }

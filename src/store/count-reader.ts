@@ -6,7 +6,7 @@ import { Database } from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { QueryError, StoreError } from '../errors.js';
 import { checkNotNewer } from './migrations.js';
-import { CLASS_COLUMNS, classColumn, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
+import { CLASS_COLUMNS, classColumn, echo, paramName, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
 import { VEHICLE_CLASSES } from '../analyze/analyzer-types.js';
 
 interface RawRow {
@@ -36,6 +36,40 @@ WHERE (@camera IS NULL OR c.camera_id = @camera)
   AND (@to IS NULL OR c.bucket_start_ms < @to)
 ORDER BY c.bucket_start_ms, c.camera_id, c.line_id
 LIMIT @limit`;
+}
+
+const MAX_LISTED_IDS = 20;
+
+function listIds(ids: readonly string[]): string {
+  const shown = ids.slice(0, MAX_LISTED_IDS).map((id) => JSON.stringify(id)).join(', ');
+  return ids.length > MAX_LISTED_IDS ? `${shown}, ... (${ids.length} in all)` : shown;
+}
+
+/**
+ * A query for a camera or line the database has never had answers nothing, as a quiet camera would: refused
+ * instead (a typo, or the wrong --db), naming the ids it has. They come from the cameras and lines the daemon
+ * registers and from the day roll-ups (whatever wrote the counts).
+ */
+function checkKnownIds(db: Db, file: string, params: QueryParams, source: 'cli' | 'http'): void {
+  if (params.cameraId !== undefined) {
+    const cameras = db.prepare('SELECT id FROM cameras UNION SELECT camera_id FROM counts_day ORDER BY 1').pluck().all() as string[];
+    if (!cameras.includes(params.cameraId)) {
+      const has = cameras.length > 0 ? `its cameras are ${listIds(cameras)}` : 'it has no camera yet (the daemon adds its cameras when it starts)';
+      throw new QueryError(`${paramName('camera', source)} ${echo(params.cameraId)}: no such camera in ${file}; ${has}`);
+    }
+  }
+  if (params.lineId !== undefined) {
+    const camera = params.cameraId ?? null;
+    const lines = db
+      .prepare('SELECT line_id FROM lines WHERE @camera IS NULL OR camera_id = @camera UNION SELECT line_id FROM counts_day WHERE @camera IS NULL OR camera_id = @camera ORDER BY 1')
+      .pluck()
+      .all({ camera }) as string[];
+    if (!lines.includes(params.lineId)) {
+      const where = camera === null ? `no camera in ${file} has such a line` : `camera ${echo(camera)} has no such line in ${file}`;
+      const has = lines.length > 0 ? `the lines are ${listIds(lines)}` : 'it has no line yet';
+      throw new QueryError(`${paramName('line', source)} ${echo(params.lineId)}: ${where}; ${has}`);
+    }
+  }
 }
 
 /** Runs a count query on an open connection (read-only or the writer's own). */
@@ -119,7 +153,9 @@ export class CountReader {
   query(params: QueryParams, opts: QueryOptions = {}): CountRow[] {
     const db = this.#open();
     try {
-      return selectCountRows(db, params, opts, this.#stmts);
+      const rows = selectCountRows(db, params, opts, this.#stmts);
+      if (rows.length === 0) checkKnownIds(db, this.file, params, opts.source ?? 'http');
+      return rows;
     } catch (err) {
       if (err instanceof QueryError) throw err;
       throw new StoreError(`${this.file}: query failed (${(err as Error).message})`, { cause: err });

@@ -56,11 +56,18 @@ export interface CountRow {
 export interface QueryOptions {
   /** Refuse results larger than this many rows (QueryError asking to narrow the range). Default: no limit. */
   readonly maxRows?: number;
+  /** How the user spelt the parameters, for errors found by the query itself (an unknown camera). Default 'http'. */
+  readonly source?: 'cli' | 'http';
+}
+
+/** A parameter as the user typed it: `--by-class` on the command line, `byClass` over HTTP. */
+export function paramName(key: string, source: 'cli' | 'http'): string {
+  return source === 'cli' ? `--${key === 'byClass' ? 'by-class' : key}` : key;
 }
 
 const MAX_ECHO = 40;
 
-function echo(value: string): string {
+export function echo(value: string): string {
   const shown = value.length > MAX_ECHO ? `${value.slice(0, MAX_ECHO)}…` : value;
   return JSON.stringify(shown);
 }
@@ -109,7 +116,7 @@ export function parseTimeInput(value: string): number | undefined {
  * Unknown keys are ignored here; the caller decides whether to refuse them.
  */
 export function parseQueryParams(raw: Record<string, string | undefined>, source: 'cli' | 'http'): QueryParams {
-  const name = (key: string): string => (source === 'cli' ? `--${key === 'byClass' ? 'by-class' : key}` : key);
+  const name = (key: string): string => paramName(key, source);
 
   const bucketRaw = raw.bucket;
   if (bucketRaw === undefined || bucketRaw === '') {

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../../errors.js';
+import { listenFailure } from '../../listen-error.js';
 import { createScene, type Scene } from './scene.js';
 import type { ScenarioName } from './scenarios.js';
 
@@ -243,7 +244,7 @@ export async function startCameraSim(opts: CameraSimOptions = {}): Promise<Camer
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
-      reject(new ConfigError(`camera-sim: cannot listen on ${host}:${port} (${err.code ?? err.message}); choose another --port or 0 for any free port`, { cause: err }));
+      reject(new ConfigError(`camera-sim: ${listenFailure(err, host, port, { host: '--host', port: '--port' })}`, { cause: err }));
     };
     server.once('error', onError);
     server.listen(port, host, () => {

@@ -1,0 +1,46 @@
+// `run` refuses a flag that the rest of its command line would silently ignore (it used to count on without
+// it): exit 2, naming both flags and the fix, before anything starts or any database is created.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './helpers/run-cli.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+function configFile(dir: string, extra: Record<string, unknown> = {}): string {
+  const file = join(dir, 'config.json');
+  // Port 9 (discard) on loopback: nothing answers, and nothing should ever be asked.
+  writeFileSync(file, JSON.stringify({ ...extra, cameras: [{ id: 'c', url: 'http://127.0.0.1:9/x.jpg', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] }] }));
+  return file;
+}
+
+describe('run refuses flags that would be ignored', () => {
+  it.each([
+    ['--seed with --config', (f: string) => ['--config', f, '--seed', '7'], /run: --seed 7 seeds the built-in simulated camera, which runs only without --config and --camera; drop --seed, or drop --config \S+config\.json to count the simulator/],
+    ['--seed with --camera', () => ['--camera', 'http://127.0.0.1:9/x.jpg', '--seed', '7'], /run: --seed 7 .*drop --seed, or drop --camera http:\/\/127\.0\.0\.1:9\/x\.jpg to count the simulator/],
+    ['--zeromq-endpoint without --channel zeromq', () => ['--zeromq-endpoint', 'tcp://127.0.0.1:5555'], /run: --zeromq-endpoint tcp:\/\/127\.0\.0\.1:5555 is used only by the zeromq channel, but the channel is ipc \(the default\); add --channel zeromq, or drop --zeromq-endpoint/],
+    ['--zeromq-endpoint with --channel shared', () => ['--channel', 'shared', '--zeromq-endpoint', 'tcp://127.0.0.1:5555'], /but the channel is shared \(--channel shared\); add --channel zeromq/],
+    ['--zeromq-endpoint with a config whose channel is ipc', (f: string) => ['--config', f, '--zeromq-endpoint', 'tcp://127.0.0.1:5555'], /but the channel is ipc \(--config \S+config\.json, or the default\)/],
+    ['--http-host without --http', () => ['--http-host', '0.0.0.0'], /run: --http-host 0\.0\.0\.0 is where the HTTP API listens, but the API is off without --http PORT; add --http PORT \(0 = any free port\), or drop --http-host/],
+    ['--decoder with --decoders 0', () => ['--channel', 'zeromq', '--zeromq-endpoint', 'tcp://127.0.0.1:0', '--decoders', '0', '--decoder', 'sharp'], /run: --decoder sharp picks the local decoders' library, but --decoders 0 runs none .*drop --decoder, or give --decoders 1 or more/],
+  ])('%s', async (_name, args, message) => {
+    const dir = tempDir();
+    const db = join(dir, 'counts.db');
+    // --duration: without the check the daemon would count for a second and exit 0.
+    const r = await runCli(['run', ...args(configFile(dir)), '--db', db, '--duration', '1'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toContain('[TC_ERR_USAGE]');
+    expect(r.stderr).not.toContain('simulated camera at');
+    expect(existsSync(db)).toBe(false);
+  }, 20_000);
+
+  it('takes --http-host when the config turns HTTP on (httpPort), and --zeromq-endpoint when it picks zeromq', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'counts.db');
+    const file = configFile(dir, { httpPort: 0, channel: 'zeromq' });
+    const r = await runCli(['run', '--config', file, '--zeromq-endpoint', 'tcp://127.0.0.1:0', '--http', '0', '--http-host', '127.0.0.1', '--db', db, '--duration', '1'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('over the zeromq-tcp channel');
+    expect(r.stderr).toMatch(/HTTP API and dashboard on http:\/\/127\.0\.0\.1:\d+\//);
+  }, 30_000);
+});

@@ -1,0 +1,44 @@
+// A server that cannot listen names what to change: the host when the address is not this machine's, the port
+// when it is taken. (camera-sim --host 256.1.1.1 used to blame the port.)
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { expect, onTestFinished, test } from 'vitest';
+import { startHttpServer } from '../dist/src/server/index.js';
+import { runCli } from './helpers/run-cli.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+// 192.0.2.1 (TEST-NET-1) is an address literal of no machine here: refused locally, no DNS and no network.
+const FOREIGN_HOST = '192.0.2.1';
+
+async function takenPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+  return (server.address() as AddressInfo).port;
+}
+
+test('camera-sim --host names the host, not the port, when it is not an address of this machine', async () => {
+  const r = await runCli(['camera-sim', '--host', FOREIGN_HOST]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe(
+    `traffic-counter: camera-sim: --host ${FOREIGN_HOST}: cannot listen on this address (EADDRNOTAVAIL); give an address of this machine, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface) [TC_ERR_CONFIG]\n`,
+  );
+});
+
+test('camera-sim --port names the port when it is taken', async () => {
+  const port = await takenPort();
+  const r = await runCli(['camera-sim', '--port', String(port)]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain(`camera-sim: --port ${port}: the port is already in use on 127.0.0.1; choose another port, or 0 for any free port`);
+});
+
+test('the HTTP API names --http-host or --http (and the config key) by what failed', async () => {
+  const dbPath = join(tempDir(), 'counts.db');
+  await expect(startHttpServer({ dbPath, host: FOREIGN_HOST, port: 0 })).rejects.toThrow(
+    `http API: --http-host (httpHost) ${FOREIGN_HOST}: cannot listen on this address (EADDRNOTAVAIL)`,
+  );
+  const port = await takenPort();
+  await expect(startHttpServer({ dbPath, port })).rejects.toThrow(`http API: --http (httpPort) ${port}: the port is already in use on 127.0.0.1`);
+});
