@@ -62,6 +62,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     every,
     onEvent: (e) => counted.push(e),
     onFrameSkipped: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
+    onNote: (msg) => process.stderr.write(`traffic-counter: note: ${msg}\n`),
   });
   const report = evaluateCounts({ lines: result.cameras[0]!.lines }, truth);
   // Frame k (from 0) is at k / fps s, as the truth's event times are (see DirectorySource).

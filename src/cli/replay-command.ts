@@ -55,6 +55,7 @@ export async function replayCommand(argv: string[]): Promise<number> {
       if (!values.json) process.stdout.write(`${new Date(ev.timeMs).toISOString()}  ${ev.cameraId}  ${ev.lineId}  ${ev.direction}  ${ev.vehicleClass}\n`);
     },
     onFrameSkipped: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
+    onNote: (msg) => process.stderr.write(`traffic-counter: note: ${msg}\n`),
   });
   for (const c of result.cameras) for (const w of c.warnings) process.stderr.write(`traffic-counter: warning: ${w}\n`);
   if (values.json) {

@@ -21,6 +21,8 @@ export interface ReplayOptions {
   readonly onEvent?: (event: CrossingEvent) => void;
   /** A frame left out, and why: its file could not be read or decoded (the message names the file). */
   readonly onFrameSkipped?: (message: string) => void;
+  /** What the replay does differently from the daemon with this config (see offlineConfig). */
+  readonly onNote?: (message: string) => void;
 }
 
 export interface ReplayResult {
@@ -52,7 +54,21 @@ function fileMessage(failure: DecodeFailure, file: string | undefined): string {
   return message;
 }
 
-export async function replayDirectory(config: Config, opts: ReplayOptions): Promise<ReplayResult> {
+/**
+ * A replay decodes here: a daemon's config that leaves decoding to remote decoders (decoders 0) gets one local
+ * decoder (it waited forever for remote ones), and the zeromq channel takes its private ipc:// socket instead
+ * of the daemon's endpoint, which a running daemon may hold and remote decoders connect to. Returns the config
+ * and what to tell the user.
+ */
+export function offlineConfig(config: Config): { config: Config; notes: string[] } {
+  const notes: string[] = [];
+  if (config.decoders === 0) notes.push('"decoders": 0 in the config leaves decoding to remote decoders; a replay decodes here, with 1 local decoder');
+  return { config: { ...config, decoders: Math.max(1, config.decoders), zeromqEndpoint: '' }, notes };
+}
+
+export async function replayDirectory(daemonConfig: Config, opts: ReplayOptions): Promise<ReplayResult> {
+  const { config, notes } = offlineConfig(daemonConfig);
+  for (const n of notes) opts.onNote?.(n);
   // One source: every camera in the config looks at the same frames (each with its own ROI and lines).
   const result: ReplayResult = { frames: 0, decodeErrors: 0, unreadable: 0, cameras: [] };
   const source = new DirectorySource({
