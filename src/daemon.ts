@@ -288,12 +288,10 @@ export class Daemon implements AsyncDisposable {
   #record(p: CameraPipeline, events: readonly CrossingEvent[]): void {
     if (events.length === 0) return;
     this.#store.addEvents(events);
-    for (const ev of events) this.#opts.onEvent?.(ev, this.#lineTotals(p, ev.lineId));
-  }
-
-  #lineTotals(p: CameraPipeline, lineId: string): { in: number; out: number } {
-    const c = p.analyzer.counts().find((l) => l.lineId === lineId);
-    return { in: c?.in ?? 0, out: c?.out ?? 0 };
+    const onEvent = this.#opts.onEvent;
+    if (!onEvent) return;
+    const totals = runningTotals(events, p.analyzer.counts());
+    events.forEach((ev, i) => onEvent(ev, totals[i]!));
   }
 
   /** Per-camera stats for logs and the HTTP health endpoint. */
@@ -378,4 +376,21 @@ export class Daemon implements AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/**
+ * Each event's line totals as they stood just after it: `after` holds them after the whole batch (one analyzer
+ * step can complete several crossings), so the later events of the batch are taken off.
+ */
+export function runningTotals(events: readonly CrossingEvent[], after: readonly { lineId: string; in: number; out: number }[]): { in: number; out: number }[] {
+  const now = new Map(after.map((l) => [l.lineId, { in: l.in, out: l.out }]));
+  const out: { in: number; out: number }[] = new Array(events.length);
+  for (let i = events.length - 1; i >= 0; i--) {
+    const ev = events[i]!;
+    const t = now.get(ev.lineId) ?? { in: 0, out: 0 };
+    out[i] = { ...t };
+    t[ev.direction] = Math.max(0, t[ev.direction] - 1);
+    now.set(ev.lineId, t);
+  }
+  return out;
 }
