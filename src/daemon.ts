@@ -1,6 +1,7 @@
 // Wires one pipeline per camera: source → decode channel → analyzer → store, and keeps it running
 // whatever the cameras send. One channel and one store are shared by all cameras.
 
+import { setMaxListeners } from 'node:events';
 import type { Config, CameraConfig } from './config/config-types.js';
 import type { CrossingEvent, LineReach } from './analyze/analyzer-types.js';
 import { CameraAnalyzer } from './analyze/camera-analyzer.js';
@@ -108,6 +109,9 @@ export class Daemon implements AsyncDisposable {
     this.#log = opts.log ?? SILENT;
     this.#store = store;
     this.#channel = channel;
+    // Each camera's source listens once on this signal: with over ten cameras that is expected, not a leak,
+    // and Node's MaxListenersExceededWarning would tell the user otherwise.
+    setMaxListeners(0, this.#abort.signal);
   }
 
   /** Opens the store, starts the decoders and begins polling every camera. */
