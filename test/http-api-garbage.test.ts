@@ -80,3 +80,13 @@ test('malformed HTTP from a raw socket is answered 400 and does not take the ser
   for (const a of answers) expect(a).toMatch(/^HTTP\/1\.1 4\d\d/);
   await healthy(server.url);
 });
+
+test('a URL beyond the HTTP parser limit (16 KB) gets 431 with a message that says what to shorten', async () => {
+  const server = await setup();
+  const res = await fetch(`${server.url}/api/counts?bucket=hour&camera=${'a'.repeat(20_000)}`);
+  expect(res.status).toBe(431);
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  expect(body.error.code).toBe('TC_ERR_QUERY');
+  expect(body.error.message).toMatch(/shorten/);
+  await healthy(server.url);
+});

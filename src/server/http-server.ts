@@ -127,7 +127,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   function route(req: http.IncomingMessage): Reply {
     const target = req.url ?? '/';
     if (target.length > HTTP_DEFAULTS.maxUrlLength) {
-      return errorReply(414, 'TC_ERR_QUERY', `request URL is ${target.length} characters; the limit is ${HTTP_DEFAULTS.maxUrlLength}`);
+      return errorReply(414, 'TC_ERR_QUERY', `request URL is ${target.length} characters; the limit is ${HTTP_DEFAULTS.maxUrlLength}; shorten the query`);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return errorReply(405, 'TC_ERR_QUERY', `${String(req.method).slice(0, 20)} is not supported; use GET`, { allow: 'GET, HEAD' });
@@ -172,10 +172,19 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   });
-  // Malformed requests: answer 400 if the socket can still take it, never throw.
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-    else socket.destroy();
+  // Malformed requests: answer 400 if the socket can still take it, never throw. A request line and headers
+  // over Node's limit (16 KB) never reach route(): say so, as route() does for URLs over maxUrlLength.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, message] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? ['431 Request Header Fields Too Large', `request URL and headers are over the server's ${http.maxHeaderSize}-byte limit; shorten the URL (at most ${HTTP_DEFAULTS.maxUrlLength} characters) or the headers`]
+        : ['400 Bad Request', 'malformed HTTP request; send a GET such as /api/counts?bucket=hour'];
+    const body = JSON.stringify({ error: { code: 'TC_ERR_QUERY', message } });
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   });
 
   await new Promise<void>((resolve, reject) => {
