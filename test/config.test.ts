@@ -158,4 +158,12 @@ describe('config validation', () => {
     writeFileSync(bad, '{"cameras": [');
     expect(errorOf(() => loadConfigFile(bad)).message).toContain('bad.json: not valid JSON');
   });
+
+  it('reads a file saved with a UTF-8 byte-order mark (as Windows Notepad saves it)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-config-'));
+    dirs.push(dir);
+    const file = join(dir, 'bom.json');
+    writeFileSync(file, '\ufeff' + JSON.stringify({ cameras: [camera()] }));
+    expect(loadConfigFile(file).cameras[0]!.id).toBe('cam1');
+  });
 });

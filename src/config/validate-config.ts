@@ -284,7 +284,8 @@ export function loadConfigFile(file: string, opts: ValidateOptions = { requireUr
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    // A leading byte-order mark (Windows editors write one) is not JSON but says nothing wrong with the config.
+    raw = JSON.parse(text.startsWith('\ufeff') ? text.slice(1) : text);
   } catch (err) {
     throw new ConfigError(`--config ${file}: not valid JSON (${(err as Error).message}); fix the syntax`, { cause: err });
   }
