@@ -19,16 +19,6 @@ export interface RoiGeometry {
   readonly maskCount: number;
 }
 
-function insidePolygon(px: number, py: number, poly: readonly Point[]): boolean {
-  let inside = false;
-  for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
-    const [xi, yi] = poly[i]!;
-    const [xj, yj] = poly[j]!;
-    if (yi > py !== yj > py && px < ((xj - xi) * (py - yi)) / (yj - yi) + xi) inside = !inside;
-  }
-  return inside;
-}
-
 /** Builds the crop and mask; the crop is clipped to the frame only by the caller's size check. */
 export function buildRoiGeometry(roi: readonly Point[], scale: number): RoiGeometry {
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
@@ -42,9 +32,24 @@ export function buildRoiGeometry(roi: readonly Point[], scale: number): RoiGeome
   const height = Math.max(1, Math.floor((Math.ceil(maxY) - y0) / scale));
   const mask = new Uint8Array(width * height);
   let maskCount = 0;
+  // Even-odd rule at each working pixel's centre, one row at a time: the row's edge crossings once, then a walk
+  // along them (a pixel is inside when an odd number lie to its right). Testing every edge at every pixel made a
+  // finely traced ROI (tens of thousands of points) hold the daemon's thread for minutes.
+  const xs: number[] = [];
   for (let y = 0; y < height; y++) {
+    const py = y0 + (y + 0.5) * scale;
+    xs.length = 0;
+    for (let i = 0, j = roi.length - 1; i < roi.length; j = i++) {
+      const [xi, yi] = roi[i]!;
+      const [xj, yj] = roi[j]!;
+      if (yi > py !== yj > py) xs.push(((xj - xi) * (py - yi)) / (yj - yi) + xi);
+    }
+    xs.sort((a, b) => a - b);
+    let k = 0; // crossings at or left of the pixel centre
     for (let x = 0; x < width; x++) {
-      if (insidePolygon(x0 + (x + 0.5) * scale, y0 + (y + 0.5) * scale, roi)) {
+      const px = x0 + (x + 0.5) * scale;
+      while (k < xs.length && xs[k]! <= px) k++;
+      if ((xs.length - k) % 2 === 1) {
         mask[y * width + x] = 1;
         maskCount++;
       }
