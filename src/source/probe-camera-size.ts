@@ -23,23 +23,26 @@ export async function probeCameraSize(url: string, timeoutMs = 15_000): Promise<
     }).cameras[0]!;
     kind = camera.kind;
     let other: Kind | undefined;
-    const wrongKind = new AbortController();
+    // One controller, aborted by our own timer or a wrong kind: an AbortSignal.timeout inside AbortSignal.any
+    // was garbage-collected before it fired, and the probe then waited forever.
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), Math.max(1, deadline - Date.now()));
     const source = createSource(camera, {
       onError: (err) => {
         lastError = err;
         const told = kindToSet(err);
         if (told && told !== kind) {
           other = told;
-          wrongKind.abort();
+          stop.abort();
         }
       },
     });
-    const signal = AbortSignal.any([AbortSignal.timeout(Math.max(1, deadline - Date.now())), wrongKind.signal]);
     try {
-      for await (const frame of source.frames(signal)) {
+      for await (const frame of source.frames(stop.signal)) {
         return { ...inspectJpeg(frame.jpeg, `--camera ${url}`), kind };
       }
     } finally {
+      clearTimeout(timer);
       await source.close();
     }
     if (!other) break;

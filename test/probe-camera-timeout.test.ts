@@ -1,0 +1,32 @@
+// run --camera URL probes the camera for its frame size, with a time limit: a camera that only answers errors
+// must end the probe with a message, even when garbage collection runs meanwhile (it used to collect the
+// timeout signal, and `run --camera` then waited silently forever).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { expect, it, onTestFinished } from 'vitest';
+import { probeCameraSize } from '../dist/src/source/probe-camera-size.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+it('gives up after its time limit, naming the camera error, while garbage is collected', async () => {
+  const server = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('no'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`;
+  const collector = setInterval(gc, 50);
+  onTestFinished(() => clearInterval(collector));
+
+  const started = Date.now();
+  const outcome = await Promise.race([
+    probeCameraSize(url, 1_000).then(
+      () => 'resolved',
+      (err: Error) => err.message,
+    ),
+    new Promise<string>((r) => setTimeout(() => r('still waiting after 8 s'), 8_000)),
+  ]);
+  expect(outcome).toMatch(/no frame within 1 s .*HTTP 404/);
+  expect(Date.now() - started).toBeLessThan(5_000);
+});
