@@ -70,8 +70,8 @@ interface CameraPipeline {
   frozenWarned: boolean;
   /** Changes of frame size the log has told (CameraAnalyzer.lastResize.count). */
   resizesLogged: number;
-  /** The code of the decode error the log told last; null once a frame is analysed again (see #consume). */
-  decodeLogged: string | null;
+  /** The decode error the log told last, and when (see #consume); kept while frames decode again in between. */
+  decodeLogged: { readonly code: string; readonly atMs: number } | null;
   /** Why the latest frame was not analysed (its decode or analyzer error); null once one is. */
   skipReason: string | null;
   /** Wall-clock time the latest frame was analysed (or the camera started), for the health warning below. */
@@ -81,6 +81,9 @@ interface CameraPipeline {
   /** The latest image the camera sent (one per camera, replaced by the next), for the HTTP API. */
   latestImage: { readonly jpeg: Uint8Array; readonly capturedAt: number } | null;
 }
+
+/** A decode error already logged for a camera is logged again after this long (see #consume). */
+const DECODE_RELOG_MS = 10 * 60_000;
 
 /** A camera that answers but has had no frame analysed for this long (or 5 poll intervals) gets a health warning. */
 const STARVED_MS = 10_000;
@@ -219,10 +222,12 @@ export class Daemon implements AsyncDisposable {
         p.stats.lastError = out.failure.message;
         p.skipReason = out.failure.message;
         this.#store.addFrameTicks(cameraId, out.failure.capturedAt, { decodeErrors: 1 });
-        // Once per camera and code, and every 100th, while the frames keep failing (not twice a second).
-        if (p.decodeLogged !== out.failure.code || p.stats.decodeErrors % 100 === 0) {
-          p.decodeLogged = out.failure.code;
-          this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped (${p.stats.decodeErrors} so far; said again when it changes or every 100th)`);
+        // Once per camera and code, then every 100th or after DECODE_RELOG_MS, while frames keep failing (not
+        // twice a second), also when good frames come in between (a camera sending every other frame cut short).
+        const now = Date.now(), last = p.decodeLogged;
+        if (!last || last.code !== out.failure.code || p.stats.decodeErrors % 100 === 0 || now - last.atMs >= DECODE_RELOG_MS) {
+          p.decodeLogged = { code: out.failure.code, atMs: now };
+          this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped (${p.stats.decodeErrors} so far; said again when it changes, every 100th or after 10 minutes)`);
         }
         continue;
       }
@@ -238,7 +243,6 @@ export class Daemon implements AsyncDisposable {
         p.stats.lastFrameAt = f.capturedAt;
         p.lastAnalysedAt = Date.now();
         p.waitingSince = null;
-        p.decodeLogged = null;
         p.skipReason = null;
         if (p.stats.framesAnalysed === 1) {
           const o = p.analyzer.options;

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import jpeg from 'jpeg-js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { Daemon } from '../dist/src/daemon.js';
@@ -28,6 +29,7 @@ describe('daemon health', () => {
     const PLAY_MS = 400;
     let firstRequest = NaN;
     const frameNow = (): number => (Number.isNaN(firstRequest) ? 0 : Math.min(frames.length - 1, Math.floor((Date.now() - firstRequest) / PLAY_MS)));
+    let flakyServed = 0;
     const server = createServer((req, res) => {
       if (req.url === '/still.jpg') {
         // A camera stuck on one picture: it answers every poll, with the same image.
@@ -41,6 +43,14 @@ describe('daemon health', () => {
         res.write(part);
         const timer = setInterval(() => res.write(part), 200);
         res.on('close', () => clearInterval(timer));
+        return;
+      }
+      if (req.url === '/flaky.jpg') {
+        // Every other answer cut short: the good ones in between must not make the log tell each bad one again.
+        // Small frames, each a new picture, so that this camera costs the decoder next to nothing.
+        flakyServed++;
+        const whole = Buffer.from(jpeg.encode({ data: new Uint8Array(64 * 48 * 4).fill(flakyServed % 250), width: 64, height: 48 }, 90).data);
+        res.writeHead(200, { 'content-type': 'image/jpeg', 'x-sim-time': String(t0 + flakyServed * 500) }).end(flakyServed % 2 ? whole.subarray(0, whole.length >> 1) : whole);
         return;
       }
       if (Number.isNaN(firstRequest)) firstRequest = Date.now();
@@ -69,6 +79,7 @@ describe('daemon health', () => {
         { ...live, id: 'dead', url: `http://127.0.0.1:${deadPort}/snapshot.jpg`, backoffInitialMs: 200, backoffMaxMs: 1000 },
         // Answers every poll with a new image, each refused by the decoder (over its 0.5 MP limit).
         { ...live, id: 'tooBig', url: `${base}/big.jpg`, maxMegapixels: 0.5 },
+        { id: 'flaky', url: `${base}/flaky.jpg`, pollIntervalMs: 100, roi: [[0, 0], [64, 0], [64, 48], [0, 48]], lines: [{ id: 'l', from: [0, 24], to: [64, 24] }] },
       ],
     });
     const logged: string[] = [];
@@ -91,6 +102,12 @@ describe('daemon health', () => {
       cams = await health();
       if (['scene', 'band'].every((id) => (byId(cams, id) as CameraHealth & { lastFrameAt: number | null }).lastFrameAt === last)) break;
     }
+
+    // Truncated frames between good ones: logged once (and every 100th), not once per bad frame.
+    const flaky = byId(cams, 'flaky') as CameraHealth & { decodeErrors: number };
+    expect(flaky.framesAnalysed).toBeGreaterThan(0);
+    expect(flaky.decodeErrors).toBeGreaterThan(3);
+    expect(logged.filter((m) => m.includes('camera flaky')), JSON.stringify(logged)).toHaveLength(1 + Math.floor(flaky.decodeErrors / 100));
 
     const good = byId(cams, 'scene');
     // Most frames analysed: a frame the decoders are still busy with when the next comes is dropped (latest wins).
