@@ -44,3 +44,16 @@ describe('run refuses flags that would be ignored', () => {
     expect(r.stderr).toMatch(/HTTP API and dashboard on http:\/\/127\.0\.0\.1:\d+\//);
   }, 30_000);
 });
+
+describe('a flag given twice', () => {
+  it('is refused naming both values, not settled by the last one (query would answer by the hour)', async () => {
+    const dir = tempDir();
+    const r = await runCli(['query', '--db', join(dir, 'counts.db'), '--bucket', 'minute', '--bucket', 'hour'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`query: --bucket given twice ("minute", then "hour"); give it once`);
+    const run = await runCli(['run', '--duration', '1', '--duration', '5', '--db', join(dir, 'run.db')], { cwd: dir });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`run: --duration given twice ("1", then "5")`);
+    expect(existsSync(join(dir, 'run.db'))).toBe(false);
+  }, 20_000);
+});

@@ -11,11 +11,23 @@ const NEGATIVE_NUMBER = /^-\.?\d/;
 
 export function parseCliArgs<O extends Options>(command: string, argv: string[], options: O) {
   const all = { ...options, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed;
   try {
-    return parseArgs({ args: joinNegativeValues(argv, all), options: all, strict: true, allowPositionals: false });
+    parsed = parseArgs({ args: joinNegativeValues(argv, all), options: all, strict: true, allowPositionals: false, tokens: true });
   } catch (err) {
     throw new UsageError(`${command}: ${describeParseError(err as Error, argv, all)}; see 'traffic-counter ${command} --help'`, { cause: err });
   }
+  // parseArgs keeps the last of a flag given twice: `--bucket minute --bucket hour` would answer by the hour.
+  const given = new Map<string, string>();
+  for (const t of parsed.tokens) {
+    if (t.kind !== 'option' || t.value === undefined) continue;
+    const before = given.get(t.name);
+    if (before !== undefined) {
+      throw new UsageError(`${command}: --${t.name} given twice (${JSON.stringify(before)}, then ${JSON.stringify(t.value)}); give it once; see 'traffic-counter ${command} --help'`);
+    }
+    given.set(t.name, t.value);
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
 }
 
 /**
