@@ -519,12 +519,13 @@ class ScaledAnalyzer {
   private noteOnLine(tMs: number): void {
     for (const T of this.tracker.tracks) {
       if (T.lastT !== tMs) continue;
-      this.camera.lines.forEach((line, i) => {
-        if (!this.onTheLine(T.det, line, this.normals[i]!)) return;
+      const D = T.det;
+      for (let i = 0; i < this.lineCounter.count; i++) {
+        if (!this.lineCounter.spans(i, D.x, D.y, D.bx, D.by, D.bw, D.bh)) continue;
         const on = this.watch.get(T);
         if (on) on.add(i);
         else this.watch.set(T, new Set([i]));
-      });
+      }
     }
     const live = new Set(this.tracker.tracks);
     for (const [T, on] of this.watch) {
@@ -535,21 +536,6 @@ class ScaledAnalyzer {
         if (T.hits === 1) this.tracksOnce[i]!++;
       }
     }
-  }
-
-  /** Whether D lies on the line: its box reaches across it and its centroid's foot on it lies within its ends. */
-  private onTheLine(D: Detection, line: CameraConfig['lines'][number], n: { nx: number; ny: number }): boolean {
-    const [ax, ay] = line.from;
-    const lx = line.to[0] - ax, ly = line.to[1] - ay;
-    const t = ((D.x - ax) * lx + (D.y - ay) * ly) / (lx * lx + ly * ly);
-    if (t < 0 || t > 1) return false;
-    let lo = Infinity, hi = -Infinity;
-    for (const [px, py] of [[D.bx, D.by], [D.bx + D.bw, D.by], [D.bx, D.by + D.bh], [D.bx + D.bw, D.by + D.bh]] as const) {
-      const d = (px - ax) * n.nx + (py - ay) * n.ny;
-      lo = Math.min(lo, d);
-      hi = Math.max(hi, d);
-    }
-    return lo < 0 && hi > 0;
   }
 
   private toEvent(c: TrackCrossing): CrossingEvent {

@@ -190,6 +190,23 @@ export class LineCounter {
   }
 
   /**
+   * Whether a blob lies on line i: its box (bx, by, bw, bh) reaches to both sides of it, and its centroid (cx, cy)
+   * is beside the line between its ends.
+   */
+  spans(i: number, cx: number, cy: number, bx: number, by: number, bw: number, bh: number): boolean {
+    const g = this.geo[i]!;
+    const along = (cx - g.ax) * g.ux + (cy - g.ay) * g.uy;
+    if (along < 0 || along > g.len) return false;
+    let lo = Infinity, hi = -Infinity;
+    for (const [x, y] of [[bx, by], [bx + bw, by], [bx, by + bh], [bx + bw, by + bh]] as const) {
+      const s = this.side(i, x, y);
+      lo = Math.min(lo, s);
+      hi = Math.max(hi, s);
+    }
+    return lo < 0 && hi > 0;
+  }
+
+  /**
    * Feeds a track's new position. `margin` is the hysteresis half-width (px); (ox, oy) is where the track was
    * first seen: the crossing must agree with its overall motion. `dupWindowMs` is how close in time two
    * crossings at the same place must be to be one vehicle seen as two blobs; 0 for a position that is known not

@@ -11,11 +11,12 @@ const NEGATIVE_NUMBER = /^-\.?\d/;
 
 export function parseCliArgs<O extends Options>(command: string, argv: string[], options: O) {
   const all = { ...options, help: { type: 'boolean', short: 'h' } } as const;
+  const usage = (what: string, cause?: unknown): UsageError => new UsageError(`${command}: ${what}; see 'traffic-counter ${command} --help'`, cause === undefined ? undefined : { cause });
   let parsed;
   try {
     parsed = parseArgs({ args: joinNegativeValues(argv, all), options: all, strict: true, allowPositionals: false, tokens: true });
   } catch (err) {
-    throw new UsageError(`${command}: ${describeParseError(err as Error, argv, all)}; see 'traffic-counter ${command} --help'`, { cause: err });
+    throw usage(describeParseError(err as Error, argv, all), err);
   }
   // parseArgs keeps the last of a flag given twice: `--bucket minute --bucket hour` would answer by the hour.
   const given = new Map<string, string>();
@@ -23,7 +24,7 @@ export function parseCliArgs<O extends Options>(command: string, argv: string[],
     if (t.kind !== 'option' || t.value === undefined) continue;
     const before = given.get(t.name);
     if (before !== undefined) {
-      throw new UsageError(`${command}: --${t.name} given twice (${JSON.stringify(before)}, then ${JSON.stringify(t.value)}); give it once; see 'traffic-counter ${command} --help'`);
+      throw usage(`--${t.name} given twice (${JSON.stringify(before)}, then ${JSON.stringify(t.value)}); give it once`);
     }
     given.set(t.name, t.value);
   }
