@@ -79,7 +79,7 @@ describe('daemon health', () => {
         { ...live, id: 'dead', url: `http://127.0.0.1:${deadPort}/snapshot.jpg`, backoffInitialMs: 200, backoffMaxMs: 1000 },
         // Answers every poll with a new image, each refused by the decoder (over its 0.5 MP limit).
         { ...live, id: 'tooBig', url: `${base}/big.jpg`, maxMegapixels: 0.5 },
-        { id: 'flaky', url: `${base}/flaky.jpg`, pollIntervalMs: 100, roi: [[0, 0], [64, 0], [64, 48], [0, 48]], lines: [{ id: 'l', from: [0, 24], to: [64, 24] }] },
+        { id: 'flaky', url: `${base}/flaky.jpg`, pollIntervalMs: 500, roi: [[0, 0], [64, 0], [64, 48], [0, 48]], lines: [{ id: 'l', from: [0, 24], to: [64, 24] }] },
       ],
     });
     const logged: string[] = [];
