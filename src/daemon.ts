@@ -38,10 +38,11 @@ export interface CameraStats {
   lineReach: LineReach[];
   /**
    * `down`: the camera's latest attempts failed (the source backs off and retries); `frozen`: it answers, but
-   * no new image came for frozenAfterMs; `learning`: the analyzer is still learning the background (nothing is
-   * counted yet); `counting` otherwise.
+   * no new image came for frozenAfterMs; `failing`: new images come, but none could be analysed for 10 s (or
+   * five poll intervals): the decoder or the analyzer refuses them, the warning says why; `learning`: the
+   * analyzer is still learning the background (nothing is counted yet); `counting` otherwise.
    */
-  status: 'down' | 'frozen' | 'learning' | 'counting';
+  status: 'down' | 'frozen' | 'failing' | 'learning' | 'counting';
   /** What the user should fix or know now, each naming the camera (and line) and the fix: empty when all is well. */
   warnings: { lineId?: string; message: string }[];
   /**
@@ -80,6 +81,14 @@ interface CameraPipeline {
   waitingSince: number | null;
   /** The latest image the camera sent (one per camera, replaced by the next), for the HTTP API. */
   latestImage: { readonly jpeg: Uint8Array; readonly capturedAt: number } | null;
+  /** The source's sequence number of that image (0 before the first). */
+  latestImageSeq: number;
+  /**
+   * Whether that image was analysed (true), refused by the decoder or the analyzer (false), or is not through
+   * yet (null). The camera's answers that repeat it count as received for uptime only when it is not refused:
+   * a camera stuck on a picture that cannot be analysed is an outage, not a quiet road.
+   */
+  latestImageUsable: boolean | null;
 }
 
 /** A decode error already logged for a camera is logged again after this long (see #consume). */
@@ -155,16 +164,17 @@ export class Daemon implements AsyncDisposable {
         onSlotCancelled: (timeMs: number) => this.#store.withdrawExpected(camera.id, timeMs),
         // A camera that refreshes more slowly than it is polled is up: its unchanged answers count as received.
         // One that sends the same image for frozenAfterMs is said to be frozen, once.
+        // Not when the image it repeats was refused (see latestImageUsable).
         onUnchanged: (timeMs: number) => {
-          this.#store.addFrameTicks(camera.id, timeMs, { received: 1 });
           const p = this.#pipelines.get(camera.id);
+          if (p?.latestImageUsable !== false) this.#store.addFrameTicks(camera.id, timeMs, { received: 1 });
           if (p && !p.frozenWarned && this.#isFrozen(p)) {
             p.frozenWarned = true;
             this.#log.warn(this.#frozenMessage(p));
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, decodeLogged: null, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, decodeLogged: null, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -187,6 +197,8 @@ export class Daemon implements AsyncDisposable {
       for await (const frame of p.source.frames(this.#abort.signal)) {
         p.lastNewImageAt = Date.now();
         p.latestImage = { jpeg: frame.jpeg, capturedAt: frame.capturedAt };
+        p.latestImageSeq = frame.seq;
+        p.latestImageUsable = null;
         p.waitingSince ??= p.lastNewImageAt;
         if (p.frozenWarned) {
           p.frozenWarned = false;
@@ -221,6 +233,7 @@ export class Daemon implements AsyncDisposable {
         p.stats.decodeErrorsByCode[out.failure.code] = (p.stats.decodeErrorsByCode[out.failure.code] ?? 0) + 1;
         p.stats.lastError = out.failure.message;
         p.skipReason = out.failure.message;
+        if (seq === p.latestImageSeq) p.latestImageUsable = false;
         this.#store.addFrameTicks(cameraId, out.failure.capturedAt, { decodeErrors: 1 });
         // Once per camera and code, then every 100th or after DECODE_RELOG_MS, while frames keep failing (not
         // twice a second), also when good frames come in between (a camera sending every other frame cut short).
@@ -244,6 +257,7 @@ export class Daemon implements AsyncDisposable {
         p.lastAnalysedAt = Date.now();
         p.waitingSince = null;
         p.skipReason = null;
+        if (seq === p.latestImageSeq) p.latestImageUsable = true;
         if (p.stats.framesAnalysed === 1) {
           const o = p.analyzer.options;
           this.#log.info(`camera ${cameraId}: ${f.width * f.scale}x${f.height * f.scale} frames, ${describeFrameSizeOptions(o)}`);
@@ -254,6 +268,7 @@ export class Daemon implements AsyncDisposable {
         p.stats.analyzerErrors++;
         p.stats.lastError = (err as Error).message;
         p.skipReason = (err as Error).message;
+        if (seq === p.latestImageSeq) p.latestImageUsable = false;
         if (p.stats.analyzerErrors === 1 || p.stats.analyzerErrors % 100 === 0) {
           this.#log.warn(`camera ${cameraId}: analyzer rejected frame ${f.seq}: ${(err as Error).message}`);
         }
@@ -327,7 +342,8 @@ export class Daemon implements AsyncDisposable {
         // A source refusal (e.g. an oversized MJPEG part) since the latest analysed frame.
         const refusal = source.lastError && source.lastError.at > p.lastAnalysedAt ? source.lastError : undefined;
         const waiting = p.waitingSince !== null && now - p.waitingSince > quietMs;
-        if (!down && !frozen && (waiting || (refusal && now - p.lastAnalysedAt > quietMs))) {
+        const failing = !down && !frozen && (waiting || (refusal !== undefined && now - p.lastAnalysedAt > quietMs));
+        if (failing) {
           const why = p.skipReason ?? refusal?.message ?? `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); check the decoders`;
           warnings.push({ message: `camera ${p.camera.id}: no frame analysed for ${Math.round((now - p.lastAnalysedAt) / 1000)} s although the camera answers: ${why}` });
         }
@@ -338,7 +354,7 @@ export class Daemon implements AsyncDisposable {
           source,
           counts: p.analyzer.counts(),
           lineReach,
-          status: down ? 'down' : frozen ? 'frozen' : p.analyzer.starting ? 'learning' : 'counting',
+          status: down ? 'down' : frozen ? 'frozen' : failing ? 'failing' : p.analyzer.starting ? 'learning' : 'counting',
           warnings,
           scale: frameSizeOptions(p.analyzer.options),
           view: { roi: p.camera.roi, lines: p.camera.lines, ...(p.camera.drawnOn ? { drawnOn: p.camera.drawnOn } : {}) },

@@ -141,6 +141,7 @@ describe('daemon health', () => {
     // logged once, not for every frame.
     const tooBig = byId(cams, 'tooBig');
     expect(tooBig.framesAnalysed).toBe(0);
+    expect(tooBig.status).toBe('failing');
     expect(tooBig.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^camera tooBig: no frame analysed for \d+ s although the camera answers: .*over the limit of 0\.5 MP/)]);
     expect(logged.filter((m) => m.includes('camera tooBig')), JSON.stringify(logged)).toHaveLength(1);
 

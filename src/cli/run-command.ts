@@ -115,7 +115,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     const status = setInterval(() => {
       for (const c of daemon.stats().cameras) {
         const lines = c.counts.map((l) => `${l.lineId} in=${l.in} out=${l.out}`).join(', ');
-        log.info(`camera ${c.id}: ${c.framesAnalysed} frames analysed, ${c.dropped} dropped, ${c.decodeErrors} rejected; ${lines}`);
+        log.info(`camera ${c.id} (${c.status}): ${c.framesAnalysed} frames analysed, ${c.dropped} dropped, ${c.decodeErrors} rejected; ${lines}`);
       }
     }, 30_000);
     status.unref();

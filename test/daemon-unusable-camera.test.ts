@@ -1,0 +1,57 @@
+// A camera that answers every poll with a picture the daemon cannot use (here a JPEG cut short, the same bytes
+// each time) is an outage for the counts, not a quiet road: its status says `failing` with the decoder's reason,
+// and its uptime falls, so that the zero it counted is not read as zero traffic. It read `learning` and 100%
+// uptime before (its repeated answers counted as received). A camera repeating a good picture stays up.
+import { join } from 'node:path';
+import jpeg from 'jpeg-js';
+import { expect, it, onTestFinished } from 'vitest';
+import { validateConfig } from '../dist/src/config/validate-config.js';
+import { Daemon } from '../dist/src/daemon.js';
+import { parseQueryParams, queryCounts } from '../dist/src/store/query-counts.js';
+import { H, LINE_Y, W, roadFrame } from './helpers/synthetic-road.js';
+import { startCamera } from './helpers/source-http.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+const POLL_MS = 100;
+
+it('reports a camera whose every picture is refused as failing, with low uptime; one repeating a good picture stays up', { timeout: 60_000 }, async () => {
+  const whole = Buffer.from(jpeg.encode({ data: roadFrame([], 1), width: W, height: H }, 90).data);
+  const cut = whole.subarray(0, whole.length >> 1);
+  const good = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(whole));
+  const broken = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(cut));
+  const camera = (id: string, url: string) => ({
+    id, url, pollIntervalMs: POLL_MS, frozenAfterMs: 120_000,
+    roi: [[0, 0], [W, 0], [W, H], [0, H]], lines: [{ id: 'main', from: [0, LINE_Y], to: [W, LINE_Y] }],
+  });
+  const db = join(tempDir(), 'counts.db');
+  const config = validateConfig({ db, cameras: [camera('good', good.url), camera('broken', broken.url)] });
+  const warned: string[] = [];
+  const daemon = await Daemon.start(config, { log: { info() {}, warn: (m: string) => warned.push(m) } });
+  onTestFinished(() => daemon.close());
+
+  // The health check waits 10 s (STARVED_MS) of answers without an analysed frame before it says so.
+  type Health = { id: string; status: string; warnings: { message: string }[]; framesAnalysed: number };
+  const byId = (id: string): Health => (daemon.stats().cameras as Health[]).find((c) => c.id === id)!;
+  for (const deadline = Date.now() + 40_000; byId('broken').status !== 'failing' && Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const brokenHealth = byId('broken');
+  expect(brokenHealth.status).toBe('failing');
+  expect(brokenHealth.framesAnalysed).toBe(0);
+  expect(brokenHealth.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^camera broken: no frame analysed for \d+ s although the camera answers: .*camera broken/)]);
+  expect(byId('good').status).not.toBe('failing');
+  expect(byId('good').framesAnalysed).toBe(1); // its one picture; the repeats are not analysed again
+  expect(warned.filter((m) => m.includes('camera broken')), JSON.stringify(warned)).toHaveLength(1);
+  await daemon.close();
+
+  const rows = queryCounts(db, parseQueryParams({ bucket: 'hour' }, 'cli')) as { cameraId: string; framesExpected: number; framesReceived: number; total: number }[];
+  const sum = (id: string, k: 'framesExpected' | 'framesReceived') => rows.filter((r) => r.cameraId === id).reduce((s, r) => s + r[k], 0);
+  // About 100 polls each in the 10 s or more above.
+  expect(sum('good', 'framesExpected')).toBeGreaterThan(50);
+  expect(sum('broken', 'framesExpected')).toBeGreaterThan(50);
+  // The good camera answered its polls: up (a poll the machine was too slow to make in its slot is expected, not
+  // received). The broken one's answers are not frames: down, bar the few that came while its picture was still
+  // at the decoder.
+  expect(sum('good', 'framesReceived')).toBeGreaterThan(0.5 * sum('good', 'framesExpected'));
+  expect(sum('broken', 'framesReceived')).toBeLessThan(0.2 * sum('broken', 'framesExpected'));
+});
