@@ -10,6 +10,7 @@ import { createChannelFor } from './channel/create-channel.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
 import { CountStore } from './store/count-store.js';
 import { createSource } from './source/create-source.js';
+import { abortableSleep } from './source/abortable-sleep.js';
 import type { FrameSource, SourceStats } from './source/frame-source.js';
 import type { TrafficCounterError } from './errors.js';
 
@@ -97,6 +98,11 @@ const DECODE_RELOG_MS = 10 * 60_000;
 /** A camera that answers but has had no frame analysed for this long (or 5 poll intervals) gets a health warning. */
 const STARVED_MS = 10_000;
 
+/** How often the daemon deletes crossing details past eventRetentionDays (also once at start). */
+const PRUNE_EVERY_MS = 3_600_000;
+/** Rows one delete takes at most; the event loop runs between two (a few ms each). */
+const PRUNE_BATCH = 5_000;
+
 /** Analysed frames between two checks of the ROI's reach around the lines. */
 const REACH_CHECK_FRAMES = 60;
 
@@ -179,6 +185,35 @@ export class Daemon implements AsyncDisposable {
       this.#loops.push(this.#produce(pipeline));
     }
     this.#loops.push(this.#consume());
+    if (this.config.eventRetentionDays > 0) this.#loops.push(this.#pruneLoop(this.config.eventRetentionDays));
+  }
+
+  /**
+   * Deletes crossing details older than `days` (of every camera the database holds, also those no longer
+   * configured), at start and every PRUNE_EVERY_MS, in batches with the event loop let through between them.
+   * The counts stay in the roll-ups. SQLite reuses the freed pages, so the file stops growing but does not shrink.
+   */
+  async #pruneLoop(days: number): Promise<void> {
+    const signal = this.#abort.signal;
+    do {
+      const before = Date.now() - days * 86_400_000;
+      let deleted = 0;
+      try {
+        for (const cameraId of this.#store.cameraIds()) {
+          for (let n = PRUNE_BATCH; n === PRUNE_BATCH && !signal.aborted; ) {
+            n = this.#store.pruneEvents(cameraId, before, PRUNE_BATCH);
+            deleted += n;
+            await new Promise<void>((resolve) => setImmediate(resolve));
+          }
+        }
+      } catch (err) {
+        // A busy or failing database: tried again at the next pass; nothing counted depends on it.
+        if (!signal.aborted) this.#log.warn(`store: could not delete crossing details older than ${days} day(s) (eventRetentionDays): ${(err as Error).message}; retrying in an hour`);
+      }
+      if (deleted > 0) {
+        this.#log.info(`deleted ${deleted} crossing detail(s) from before ${new Date(before).toISOString()} (eventRetentionDays ${days}); their counts stay in the minute/hour/day roll-ups`);
+      }
+    } while (await abortableSleep(PRUNE_EVERY_MS, signal));
   }
 
   #onSourceError(camera: CameraConfig, err: TrafficCounterError): void {

@@ -51,4 +51,9 @@ export interface Config {
   readonly flushIntervalMs: number;
   readonly httpHost: string;
   readonly httpPort: number;
+  /**
+   * The daemon deletes crossing details (the events table) older than this many days, at start and every hour;
+   * 0 keeps them all. The counts (minute/hour/day roll-ups) and uptime are never deleted.
+   */
+  readonly eventRetentionDays: number;
 }

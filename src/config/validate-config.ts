@@ -271,6 +271,7 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
     flushIntervalMs: num(raw, 'flushIntervalMs', '', d.flushIntervalMs, 50, 60_000),
     httpHost: (raw.httpHost as string | undefined) ?? d.httpHost,
     httpPort: num(raw, 'httpPort', '', d.httpPort, 0, 65_535, true),
+    eventRetentionDays: num(raw, 'eventRetentionDays', '', d.eventRetentionDays, 0, 36_500, true),
   });
 }
 

@@ -431,6 +431,27 @@ export class CountStore implements AsyncDisposable {
     return [...acc.values()].sort((a, b) => (a.cameraId === b.cameraId ? cmp(a.lineId, b.lineId) : cmp(a.cameraId, b.cameraId)));
   }
 
+  /**
+   * Deletes at most `limit` crossing details (events rows) of one camera from before `beforeMs`, oldest
+   * first, and returns how many it deleted: a caller deleting many calls it again between other work, so that
+   * no one call holds the database (and the thread) for long. The roll-ups, which hold the counts, are untouched.
+   */
+  pruneEvents(cameraId: string, beforeMs: number, limit: number): number {
+    this.#checkOpen('pruneEvents');
+    if (!Number.isFinite(beforeMs)) throw bad(`pruneEvents beforeMs: must be ms since the epoch, got ${String(beforeMs)}`);
+    if (!(Number.isInteger(limit) && limit > 0)) throw bad(`pruneEvents limit: must be a positive integer, got ${String(limit)}`);
+    // The (camera_id, time_ms) index finds them without a scan of the table.
+    return this.#db
+      .prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE camera_id = ? AND time_ms < ? ORDER BY time_ms LIMIT ?)')
+      .run(cameraId, Math.floor(beforeMs), limit).changes;
+  }
+
+  /** The camera ids the database holds (those registered by this or an earlier run). */
+  cameraIds(): string[] {
+    this.#checkOpen('cameraIds');
+    return (this.#db.prepare('SELECT id FROM cameras ORDER BY id').all() as { id: string }[]).map((r) => r.id);
+  }
+
   /** Queries what has been flushed so far, on this connection (same rows as queryCounts). */
   query(params: QueryParams, opts: QueryOptions = {}): CountRow[] {
     this.#checkOpen('query');
