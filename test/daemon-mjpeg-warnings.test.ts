@@ -46,3 +46,21 @@ it('reads a stream whose parts use another boundary than declared, and says so o
   expect(daemon.stats().cameras[0]!.status).not.toBe('down');
   expect(cam.requests).toHaveLength(1);
 });
+
+it('says once that every part is over maxBodyBytes, not TC_ERR_SOURCE_TOO_LARGE and TC_ERR_SOURCE_STREAM by turns', { timeout: 30_000 }, async () => {
+  // Each part well over 2 x maxBodyBytes: the connection is given up for sending no frame, and made again.
+  const filler = Buffer.alloc(200_000, 0x55);
+  const { daemon, warned, cam } = await startDaemon(
+    'multipart/x-mixed-replace; boundary=frame',
+    () => Buffer.concat([Buffer.from(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${filler.length}\r\n\r\n`), filler, Buffer.from('\r\n')]),
+    { maxBodyBytes: 1024, backoffInitialMs: 10, backoffMaxMs: 100 },
+  );
+  await until(() => cam.requests.length >= 4 && daemon.stats().cameras[0]!.source.consecutiveFailures >= 3);
+
+  expect(warned, JSON.stringify(warned)).toHaveLength(1);
+  expect(warned[0]).toMatch(/^camera gate: GET .* sent an MJPEG frame of at least 200000 bytes \(skipped it\), over the limit maxBodyBytes=1024; raise the camera's maxBodyBytes .*\[TC_ERR_SOURCE_TOO_LARGE\]$/);
+  const camera = daemon.stats().cameras[0]!;
+  expect(Object.keys(camera.source.errorsByCode)).toEqual(['TC_ERR_SOURCE_TOO_LARGE']);
+  expect(camera.status).toBe('down');
+  expect(camera.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^camera gate: .* sent only MJPEG frames too large to keep .*maxBodyBytes=1024.*failed attempt\(s\) in a row/)]);
+});

@@ -120,6 +120,31 @@ describe('MJPEG stream source', () => {
     await it.return!();
   });
 
+  // Skipping oversized parts is no frame: a stream of nothing but those is one failure (TC_ERR_SOURCE_TOO_LARGE, with
+  // backoff), whatever their size. Parts over 2 x maxBodyBytes + 64 KiB read as TC_ERR_SOURCE_STREAM ("no complete
+  // frame") after each TC_ERR_SOURCE_TOO_LARGE before; smaller ones kept the connection and read frozen.
+  for (const size of [50_000, 200_000]) {
+    it(`gives up on a stream whose every part is over maxBodyBytes (${size} bytes) as TC_ERR_SOURCE_TOO_LARGE only`, async () => {
+      const cam = await startCamera((_req, res) => {
+        res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+        const timer = setInterval(() => writePart(res, Buffer.alloc(size, 1)), 20);
+        res.on('close', () => clearInterval(timer));
+      }, '/video.mjpg');
+      const errors: SourceError[] = [];
+      const source = new MjpegStreamSource({ ...opts, maxBodyBytes: 10_000, url: cam.url, onError: (e) => errors.push(e) });
+      onTestFinished(() => source.close());
+      const ac = new AbortController();
+      const reading = source.frames(ac.signal).next();
+      await until(() => source.stats().consecutiveFailures >= 2);
+      ac.abort();
+      expect((await reading).done).toBe(true);
+
+      expect(new Set(errors.map((e) => e.code))).toEqual(new Set(['TC_ERR_SOURCE_TOO_LARGE']));
+      expect(source.stats().lastError!.message).toMatch(/^camera cam1: .* sent only MJPEG frames too large to keep \(the latest at least \d+ bytes\), over the limit maxBodyBytes=10000; raise/);
+      expect(source.stats().frames).toBe(0);
+    });
+  }
+
   it('tells the user to switch to snapshot mode when the URL serves single images', async () => {
     const cam = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(1)));
     const ac = new AbortController();
