@@ -222,7 +222,9 @@ export class Daemon implements AsyncDisposable {
     this.#store.addFrameTicks(camera.id, Date.now(), { sourceErrors: 1 });
     if (this.#lastLogged.get(camera.id) !== err.code) {
       this.#lastLogged.set(camera.id, err.code);
-      this.#log.warn(`${err.message} [${err.code}]; retrying with backoff`);
+      // A warning while the camera streams (a boundary read anyway, an oversized part skipped) is not retried.
+      const retrying = (p?.source.stats().consecutiveFailures ?? 0) > 0;
+      this.#log.warn(`${err.message} [${err.code}]${retrying ? '; retrying with backoff' : ''}`);
     }
   }
 

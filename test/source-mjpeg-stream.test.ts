@@ -120,6 +120,31 @@ describe('MJPEG stream source', () => {
     await it.return!();
   });
 
+  // Skipping oversized parts is no frame: a stream of nothing but those is one failure (TC_ERR_SOURCE_TOO_LARGE, with
+  // backoff), whatever their size. Parts over 2 x maxBodyBytes + 64 KiB read as TC_ERR_SOURCE_STREAM ("no complete
+  // frame") after each TC_ERR_SOURCE_TOO_LARGE before; smaller ones kept the connection and read frozen.
+  for (const size of [50_000, 200_000]) {
+    it(`gives up on a stream whose every part is over maxBodyBytes (${size} bytes) as TC_ERR_SOURCE_TOO_LARGE only`, async () => {
+      const cam = await startCamera((_req, res) => {
+        res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+        const timer = setInterval(() => writePart(res, Buffer.alloc(size, 1)), 20);
+        res.on('close', () => clearInterval(timer));
+      }, '/video.mjpg');
+      const errors: SourceError[] = [];
+      const source = new MjpegStreamSource({ ...opts, maxBodyBytes: 10_000, url: cam.url, onError: (e) => errors.push(e) });
+      onTestFinished(() => source.close());
+      const ac = new AbortController();
+      const reading = source.frames(ac.signal).next();
+      await until(() => source.stats().consecutiveFailures >= 2);
+      ac.abort();
+      expect((await reading).done).toBe(true);
+
+      expect(new Set(errors.map((e) => e.code))).toEqual(new Set(['TC_ERR_SOURCE_TOO_LARGE']));
+      expect(source.stats().lastError!.message).toMatch(/^camera cam1: .* sent only MJPEG frames too large to keep \(the latest at least \d+ bytes\), over the limit maxBodyBytes=10000; raise/);
+      expect(source.stats().frames).toBe(0);
+    });
+  }
+
   it('tells the user to switch to snapshot mode when the URL serves single images', async () => {
     const cam = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(1)));
     const ac = new AbortController();
@@ -160,17 +185,17 @@ describe('MJPEG stream source', () => {
     await it.return!();
   });
 
-  it('gives up on a connection whose bytes never form a frame (wrong boundary) with TC_ERR_SOURCE_STREAM', async () => {
+  it('gives up on a stream with no delimiter line within its first 256 KiB with TC_ERR_SOURCE_STREAM (not after 16 MB)', async () => {
     const cam = await startCamera((_req, res) => {
-      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=expected' });
-      res.write(`--other\r\nContent-Type: image/jpeg\r\n\r\n`);
-      res.write(Buffer.alloc(200_000, 0x55)); // ...and the connection stays open
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+      // Not MJPEG at all: a megabyte of text lines, none a "--token" line; then the connection stays open.
+      res.write('frame\r\n'.repeat(1 << 17));
     }, '/video.mjpg');
     const ac = new AbortController();
     const errors: SourceError[] = [];
     const source = new MjpegStreamSource({
       ...opts,
-      maxBodyBytes: 1_000,
+      maxBodyBytes: 8 * 1024 * 1024,
       url: cam.url,
       onError: (e) => {
         errors.push(e);
@@ -180,8 +205,27 @@ describe('MJPEG stream source', () => {
     onTestFinished(() => source.close());
 
     expect((await source.frames(ac.signal).next()).done).toBe(true);
-    expect(errors[0].code).toBe('TC_ERR_SOURCE_STREAM');
-    expect(errors[0].message).toContain('without a complete MJPEG frame');
+    expect(errors.map((e) => e.code)).toEqual(['TC_ERR_SOURCE_STREAM']);
+    expect(errors[0].message).toMatch(/^camera cam1: .* without an MJPEG delimiter line .*boundary=frame.*check that the URL is an MJPEG stream$/);
+    expect(source.stats().bytes).toBeLessThan(1 << 20);
+  });
+
+  it('still takes a part up to maxBodyBytes, without Content-Length, once a delimiter line came', async () => {
+    const big = Buffer.concat([makeJpeg(5), Buffer.alloc(700_000, 0x55)]);
+    const cam = await startCamera((_req, res) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+      res.write(`--frame\r\nContent-Type: image/jpeg\r\n\r\n`);
+      res.write(big);
+      res.write('\r\n--frame\r\n');
+    }, '/video.mjpg');
+    const errors: SourceError[] = [];
+    const source = new MjpegStreamSource({ ...opts, maxBodyBytes: 1 << 20, url: cam.url, onError: (e) => errors.push(e) });
+    onTestFinished(() => source.close());
+    const it = source.frames();
+
+    expect(Buffer.from((await it.next()).value!.jpeg)).toEqual(big);
+    expect(errors).toEqual([]);
+    await it.return!();
   });
 
   // The daemon's uptime: one slot expected per poll interval, one received per frame. Stopping the daemon between

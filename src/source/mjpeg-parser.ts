@@ -1,8 +1,12 @@
 // Incremental, bounded parser for multipart/x-mixed-replace (MJPEG) bodies: feed it network chunks, get back
-// complete JPEG parts. Never holds more than maxPartBytes plus header bytes; oversized parts are skipped.
+// complete JPEG parts. Never holds more than maxPartBytes plus header bytes; oversized parts are skipped. A stream
+// whose parts use another boundary than the declared one is read with the one it uses (see #seekFirstDelimiter).
 
 export interface MjpegParserOptions {
-  /** The boundary from the Content-Type header, with or without leading "--". Omitted: taken from the first "--token" line. */
+  /**
+   * The boundary from the Content-Type header, with or without leading "--". Omitted: taken from the first "--token"
+   * line. Given, but the stream's first part is delimited by another "--token" line: that one is used instead.
+   */
   readonly boundary?: string;
   /** Largest part kept; a bigger part is discarded and the parser resyncs on the next boundary. */
   readonly maxPartBytes: number;
@@ -23,6 +27,10 @@ export interface MjpegParserStats {
   skippedBytes: number;
   /** Bytes held right now. */
   bufferedBytes: number;
+  /** Delimiter lines read, each starting a part (0 until the stream's first). */
+  delimiters: number;
+  /** Set when the stream's parts use another boundary than the declared one, which was then dropped (both without "--"). */
+  boundaryMismatch?: { declared: string; found: string };
 }
 
 import { ConfigError } from '../errors.js';
@@ -33,11 +41,18 @@ const DASH = 0x2d;
 /** RFC 2046 boundaries are at most 70 characters. */
 const MAX_BOUNDARY = 70;
 const INITIAL_BUFFER = 64 * 1024;
+/** A part header line: a field name (printable ASCII but the colon), then a colon. */
+const HEADER_LINE = /^[!-9;-~]+:/;
+
+/** Whether a trimmed line is a delimiter line "--token" (RFC 2046 length, no spaces; not a closing "--token--"). */
+function isDelimiterLine(line: string): boolean {
+  return line.length > 2 && line.length <= MAX_BOUNDARY + 2 && /^--[!-~]+$/.test(line) && !line.endsWith('--');
+}
 
 type State = 'boundary' | 'headers' | 'body-length' | 'body-scan';
 
 export class MjpegParser {
-  readonly stats: MjpegParserStats = { parts: 0, oversized: 0, badHeaders: 0, skippedBytes: 0, bufferedBytes: 0 };
+  readonly stats: MjpegParserStats = { parts: 0, oversized: 0, badHeaders: 0, skippedBytes: 0, bufferedBytes: 0, delimiters: 0 };
   /**
    * For each part returned by the latest push(), the capture instant its X-Sim-Time header stamped (epoch ms),
    * or NaN without one. Reused between calls; read it before the next push().
@@ -49,6 +64,10 @@ export class MjpegParser {
   readonly #capacity: number;
   /** "--" + boundary; undefined until auto-detected. */
   #delimiter: Buffer | undefined;
+  /** The declared boundary (without "--"), undefined when none was given. */
+  readonly #declared: string | undefined;
+  /** Before the first part with a declared boundary: whether #start is inside a line (not at its start). */
+  #midLine = false;
   #buf: Buffer;
   /** Unconsumed bytes are #buf[#start, #end). */
   #start = 0;
@@ -76,6 +95,7 @@ export class MjpegParser {
       // Cameras that declare boundary=--foo and then send "--foo" lines (instead of "----foo") still match,
       // because "--foo" is also the tail of "----foo".
       this.#delimiter = Buffer.from(`--${b}`, 'latin1');
+      this.#declared = b;
     }
     this.#buf = Buffer.allocUnsafe(Math.min(INITIAL_BUFFER, this.#capacity));
   }
@@ -156,30 +176,111 @@ export class MjpegParser {
     if (!this.#delimiter) return this.#detectBoundary(view);
     const delim = this.#delimiter;
     const at = view.indexOf(delim);
+    if (this.#declared !== undefined && this.stats.delimiters === 0) return this.#seekFirstDelimiter(view, at);
     if (at < 0) {
       // Keep only what could be the start of a delimiter split across chunks.
       this.#skip(Math.max(0, view.length - (delim.length - 1)));
       return false;
     }
     this.#skip(at);
-    const lineEnd = view.indexOf(LF, at + delim.length);
+    return this.#readDelimiterLine();
+  }
+
+  /** #start is at the delimiter: consumes its line and enters 'headers', or skips it when it is not a delimiter line. */
+  #readDelimiterLine(): boolean {
+    const delim = this.#delimiter!;
+    const view = this.#buf.subarray(this.#start, this.#end);
+    const lineEnd = view.indexOf(LF, delim.length);
     if (lineEnd < 0) {
-      if (view.length - at > delim.length + this.#maxHeaderBytes) {
+      if (view.length > delim.length + this.#maxHeaderBytes) {
         this.#skip(delim.length); // not a real delimiter line
+        this.#midLine = true;
         return true;
       }
       return false;
     }
     // "--boundary--" closes the multipart body; "--boundaryX" is some other token. Either way, keep looking.
-    const next = view[at + delim.length];
+    const next = view[delim.length];
     const isDelimiter = next === CR || next === LF || next === 0x20 || next === 0x09;
-    this.#skip(lineEnd + 1 - at);
+    this.#skip(lineEnd + 1);
+    this.#midLine = false;
     if (!isDelimiter) return true;
+    this.stats.delimiters++;
     this.#state = 'headers';
     this.#headerBytes = 0;
     this.#contentLength = -1;
     this.#partTime = Number.NaN;
     return true;
+  }
+
+  /**
+   * Before the first part, with a declared boundary (`at`: where the declared delimiter is in `view`, or -1). Cameras
+   * do declare one boundary and delimit their parts with another: a "--token" line followed by part headers, ahead of
+   * any declared delimiter, is the stream's real boundary and is used from then on (stats.boundaryMismatch). Only here:
+   * once a part was found, a "--token" line is JPEG data or garbage. Holds at most such a line and its header block.
+   */
+  #seekFirstDelimiter(view: Buffer, at: number): boolean {
+    // Lines wholly before the declared delimiter are judged; the one holding it is the declared delimiter line.
+    const end = at < 0 ? view.length : at;
+    let pos = 0;
+    while (pos < end) {
+      if (view[pos] === DASH && (pos > 0 || !this.#midLine)) {
+        const found = this.#partDelimiterAt(view, pos, end);
+        if (found === 'wait') {
+          this.#skip(pos);
+          this.#midLine = false;
+          return false;
+        }
+        if (found !== undefined) {
+          this.stats.boundaryMismatch = { declared: this.#declared!, found: found.slice(2) };
+          this.#delimiter = Buffer.from(found, 'latin1');
+          this.#skip(pos);
+          this.#midLine = false;
+          return true; // seekBoundary now reads the line as the delimiter
+        }
+      }
+      const lf = view.indexOf(LF, pos);
+      if (lf < 0 || lf >= end) break;
+      pos = lf + 1;
+    }
+    const lineStart = pos > 0 || !this.#midLine;
+    if (at >= 0) {
+      this.#skip(at);
+      this.#midLine = at > pos || !lineStart;
+      return this.#readDelimiterLine();
+    }
+    // Keep only what could be the start of a delimiter split across chunks.
+    const drop = Math.max(pos, view.length - (this.#delimiter!.length - 1));
+    this.#skip(drop);
+    this.#midLine = drop > pos || !lineStart;
+    return false;
+  }
+
+  /**
+   * The "--token" of the line at `pos` when a part's headers follow it (at least one "Name: value" line, then a blank
+   * line) within `end`; 'wait' when that needs more bytes (never past `end` < view.length, where the declared
+   * delimiter is); undefined when it is not one.
+   */
+  #partDelimiterAt(view: Buffer, pos: number, end: number): string | 'wait' | undefined {
+    const more = end === view.length;
+    const lf = view.indexOf(LF, pos);
+    if (lf < 0 || lf >= end) {
+      const couldBe = more && (pos + 1 >= view.length || view[pos + 1] === DASH) && view.length - pos <= MAX_BOUNDARY + 4;
+      return couldBe ? 'wait' : undefined;
+    }
+    const token = view.toString('latin1', pos, lf).trimEnd();
+    if (!isDelimiterLine(token)) return undefined;
+    let headerLines = 0;
+    for (let p = lf + 1; ; ) {
+      const e = view.indexOf(LF, p);
+      if (e < 0 || e >= end) return more && view.length - lf <= this.#maxHeaderBytes ? 'wait' : undefined;
+      if (e - lf > this.#maxHeaderBytes) return undefined;
+      const line = view.toString('latin1', p, e).trimEnd();
+      if (line.length === 0) return headerLines > 0 ? token : undefined;
+      if (!HEADER_LINE.test(line)) return undefined;
+      headerLines++;
+      p = e + 1;
+    }
   }
 
   /** No boundary given: the first "--token" line of the stream defines it. */
@@ -199,7 +300,7 @@ export class MjpegParser {
       return false;
     }
     const token = view.toString('latin1', at, lineEnd).trimEnd();
-    if (token.length > 2 && token.length <= MAX_BOUNDARY + 2 && /^--[!-~]+$/.test(token) && !token.endsWith('--')) {
+    if (isDelimiterLine(token)) {
       this.#delimiter = Buffer.from(token, 'latin1');
       this.#skip(at);
       return true; // seekBoundary now consumes the line with the known delimiter

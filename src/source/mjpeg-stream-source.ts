@@ -24,6 +24,9 @@ export interface MjpegStreamSourceOptions extends HttpSourceOptions {
   readonly maxBodyBytes: number;
 }
 
+/** Bytes a connection may send before its first delimiter line: a preamble, never a JPEG part, comes first. */
+const NO_DELIMITER_BYTES = 256 * 1024;
+
 interface Latest {
   readonly jpeg: Uint8Array;
   readonly capturedAt: number;
@@ -57,6 +60,8 @@ export class MjpegStreamSource implements FrameSource {
   /** Whether a connection is streaming parts now (it delivered one), and when the latest part came (now()). */
   #streaming = false;
   #lastPartAt = -Infinity;
+  /** The boundary mismatch last warned about ("declared\nfound"): said once, not on every reconnection. */
+  #mismatchWarned: string | undefined;
 
   constructor(opts: MjpegStreamSourceOptions) {
     this.cameraId = opts.cameraId;
@@ -183,32 +188,54 @@ export class MjpegStreamSource implements FrameSource {
       const parser = new MjpegParser({ boundary: boundaryOf(contentType), maxPartBytes: maxBodyBytes });
       let oversizedSeen = 0;
       let healthy = false;
-      // Bytes flowing without ever forming a part (wrong boundary, not MJPEG) would never trip the stall
-      // timeout; past this many bytes without progress the connection is given up.
-      const noProgressLimit = 2 * maxBodyBytes + 64 * 1024;
-      let sinceProgress = 0;
+      // Bytes flowing without ever forming a frame would never trip the stall timeout: past this many bytes since
+      // the latest frame the connection is given up. Skipping oversized parts is no progress either: a stream of
+      // nothing but those is given up as too large (a failure, with backoff), not as a malformed stream, so that
+      // it reads as one error, not TC_ERR_SOURCE_TOO_LARGE and TC_ERR_SOURCE_STREAM by turns.
+      const noFrameLimit = 2 * maxBodyBytes + 64 * 1024;
+      // Before any delimiter line only a preamble can come, never a JPEG part: not MJPEG at all is told sooner.
+      const noDelimiterLimit = Math.min(noFrameLimit, NO_DELIMITER_BYTES);
+      let sinceFrame = 0;
+      let oversizedAtFrame = 0;
       for await (const chunk of body as AsyncIterable<Buffer>) {
         this.#http.stats.s.bytes += chunk.length;
-        sinceProgress += chunk.length;
+        sinceFrame += chunk.length;
         const parts = parser.push(chunk);
+        const mismatch = parser.stats.boundaryMismatch;
+        if (mismatch && this.#mismatchWarned !== `${mismatch.declared}\n${mismatch.found}`) {
+          this.#mismatchWarned = `${mismatch.declared}\n${mismatch.found}`;
+          this.#http.stats.warning(
+            new SourceError(
+              'TC_ERR_SOURCE_STREAM',
+              `camera ${cameraId}: GET ${url} declares the MJPEG boundary "${mismatch.declared}" (Content-Type "${contentType}") ` +
+                `but delimits its frames with "--${mismatch.found}"; frames are read with "--${mismatch.found}" anyway ` +
+                `(fix the camera's firmware or stream URL so that both agree)`,
+            ),
+          );
+        }
         if (parser.stats.oversized > oversizedSeen) {
           oversizedSeen = parser.stats.oversized;
-          sinceProgress = 0;
-          // One oversized part is the camera's problem, not a dead stream: report it, keep the connection.
+          // One oversized part is the camera's problem, not a dead stream: report it, keep the connection (as long
+          // as frames within the limit come too; see noFrameLimit).
           this.#http.stats.warning(tooLargeError(cameraId, url, parser.stats.lastOversizedBytes ?? 0, maxBodyBytes, 'part'));
         }
         if (parts.length === 0) {
-          if (sinceProgress > noProgressLimit) {
+          if (sinceFrame > (parser.stats.delimiters === 0 ? noDelimiterLimit : noFrameLimit)) {
             discardBody(body);
+            if (parser.stats.oversized > oversizedAtFrame) {
+              return tooLargeError(cameraId, url, parser.stats.lastOversizedBytes ?? 0, maxBodyBytes, 'parts');
+            }
+            const missing = parser.stats.delimiters === 0 ? 'an MJPEG delimiter line (a "--token" line followed by part headers)' : 'a complete MJPEG frame';
             return new SourceError(
               'TC_ERR_SOURCE_STREAM',
-              `camera ${cameraId}: GET ${url} sent ${sinceProgress} bytes without a complete MJPEG frame ` +
-                `(Content-Type "${contentType}"); check that the URL is an MJPEG stream and its boundary matches`,
+              `camera ${cameraId}: GET ${url} sent ${sinceFrame} bytes without ${missing} (Content-Type "${contentType}"); ` +
+                `check that the URL is an MJPEG stream`,
             );
           }
           continue;
         }
-        sinceProgress = 0;
+        sinceFrame = 0;
+        oversizedAtFrame = parser.stats.oversized;
         const completedAt = this.#http.now();
         this.#lastPartAt = completedAt;
         this.#streaming = true;
