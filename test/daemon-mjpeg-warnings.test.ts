@@ -42,7 +42,7 @@ it('reads a stream whose parts use another boundary than declared, and says so o
   await until(() => daemon.stats().cameras[0]!.framesAnalysed >= 10);
 
   expect(warned).toHaveLength(1);
-  expect(warned[0]).toMatch(/^camera gate: GET .*"foo".* "--myboundary"; frames are read with "--myboundary" anyway \(fix the camera's firmware or stream URL so that both agree\) \[TC_ERR_SOURCE_STREAM\]$/);
+  expect(warned[0]).toMatch(/^camera gate: GET .*"foo".* "--myboundary"; frames are read with "--myboundary" anyway \(fix the camera's firmware or stream URL so that both agree\) \[TC_ERR_SOURCE_BOUNDARY\]$/);
   expect(daemon.stats().cameras[0]!.status).not.toBe('down');
   expect(cam.requests).toHaveLength(1);
 });

@@ -98,7 +98,7 @@ describe('MJPEG stream source, declared boundary not the one used', () => {
 
     const warnings = errors.filter((e) => e.message.includes('boundary'));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0].code).toBe('TC_ERR_SOURCE_STREAM');
+    expect(warnings[0].code).toBe('TC_ERR_SOURCE_BOUNDARY');
     expect(warnings[0].message).toMatch(/^camera gate-3: .*"foo".*"--myboundary".*read .*anyway/);
     // Apart from it, only the hang-up between the two connections.
     expect(errors.filter((e) => !warnings.includes(e)).map((e) => e.message)).toEqual([expect.stringContaining('ended after 1 frames')]);

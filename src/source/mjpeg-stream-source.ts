@@ -206,7 +206,7 @@ export class MjpegStreamSource implements FrameSource {
           this.#mismatchWarned = `${mismatch.declared}\n${mismatch.found}`;
           this.#http.stats.warning(
             new SourceError(
-              'TC_ERR_SOURCE_STREAM',
+              'TC_ERR_SOURCE_BOUNDARY',
               `camera ${cameraId}: GET ${url} declares the MJPEG boundary "${mismatch.declared}" (Content-Type "${contentType}") ` +
                 `but delimits its frames with "--${mismatch.found}"; frames are read with "--${mismatch.found}" anyway ` +
                 `(fix the camera's firmware or stream URL so that both agree)`,
