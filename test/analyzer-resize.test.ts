@@ -41,13 +41,13 @@ function countAcrossSwitch(seed: number, before: [number, number], after: [numbe
   keep(analyzer.flush());
   const truth: Record<string, number> = {};
   for (const e of first.crossings(DURATION_SEC)) truth[`${e.lineId}/${e.direction}`] = (truth[`${e.lineId}/${e.direction}`] ?? 0) + 1;
-  return { counted, truth, resize: analyzer.lastResize, totals: analyzer.counts() };
+  return { counted, truth, resize: analyzer.lastResize, totals: analyzer.counts(), stats: analyzer.stats(), fed: (DURATION_SEC + 3) * FPS + 1 };
 }
 
 describe('a camera whose frames change size', () => {
   for (const size of [[1920, 1080], [640, 360]] as [number, number][]) {
     it(`switched from 1280x720 to ${size.join('x')} (the same view) keeps counting every direction`, { timeout: 60_000 }, () => {
-      const { counted, truth, resize, totals } = countAcrossSwitch(7, [1280, 720], size);
+      const { counted, truth, resize, totals, stats, fed } = countAcrossSwitch(7, [1280, 720], size);
       // Each direction's count over both minutes within 5% (at least one vehicle) of what crossed: before, the
       // minute after the switch went uncounted.
       expect(Object.keys(truth).sort()).toEqual(['inbound/in', 'outbound/out']);
@@ -57,6 +57,9 @@ describe('a camera whose frames change size', () => {
       // The analyzer's totals run on across the switch (the daemon's health and live counts read them).
       const total = totals.reduce((s, l) => s + l.in + l.out, 0);
       expect(total).toBe(Object.values(counted).reduce((s, n) => s + n, 0));
+      // So do its frame count and mean time (eval reports them); they restarted at the switch before.
+      expect(stats.frames).toBe(fed);
+      expect(stats.avgMs).toBeGreaterThan(0);
       expect(resize?.message).toMatch(new RegExp(`from 1280x720 to ${size.join('x')}: the same shape .* scaled by ${size[0] / 1280} `));
       expect(resize?.misfit).toBe(false);
     });

@@ -611,6 +611,8 @@ export class CameraAnalyzer {
   private frameSize?: FrameSize;
   /** Counts of the analyzers that came before a change of frame size, per line. */
   private readonly carried = new Map<string, { in: number; out: number }>();
+  /** stats() of the analyzers that came before a change of frame size, summed (totalMs: their time in all). */
+  private readonly carriedStats = { frames: 0, tracks: 0, totalMs: 0 };
   /** The latest change of frame size, if any. */
   lastResize?: FrameSizeChange;
 
@@ -676,6 +678,10 @@ export class CameraAnalyzer {
       const sum = this.carried.get(c.lineId) ?? { in: 0, out: 0 };
       this.carried.set(c.lineId, { in: sum.in + c.in, out: sum.out + c.out });
     }
+    const s = this.inner.stats();
+    this.carriedStats.frames += s.frames;
+    this.carriedStats.tracks += s.tracks;
+    this.carriedStats.totalMs += s.avgMs * s.frames;
     const px = (f: FrameSize): string => `${Math.round(f.width)}x${Math.round(f.height)}`;
     const factor = (f: number): string => String(Math.round(f * 1000) / 1000);
     const given = this.camera.drawnOn !== undefined;
@@ -717,8 +723,11 @@ export class CameraAnalyzer {
     });
   }
 
+  /** Frames analysed, tracks made and the mean ms a frame, since construction (across changes of frame size). */
   stats(): { frames: number; tracks: number; avgMs: number } {
-    return this.inner.stats();
+    const s = this.inner.stats(), c = this.carriedStats;
+    const frames = c.frames + s.frames;
+    return { frames, tracks: c.tracks + s.tracks, avgMs: frames ? (c.totalMs + s.avgMs * s.frames) / frames : 0 };
   }
 
   /** See ScaledAnalyzer.lineReach. */
