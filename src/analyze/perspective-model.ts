@@ -133,9 +133,9 @@ export class PerspectiveModel {
         for (let k = 0, n = this.samplesIn(i); k < n; k++) if (Math.abs(Math.log(this.sizes[i]![k]! / expected)) <= NEAR_MODE) keep.push(k);
         if (keep.length < 2) continue;
         ys.push(this.bandY(i));
-        ss.push(median(keep.map((k) => this.sizes[i]![k]!)));
-        ws.push(median(keep.map((k) => this.widths[i]![k]!)));
-        hs.push(median(keep.map((k) => this.heights[i]![k]!)));
+        ss.push(lowerMedian(keep.map((k) => this.sizes[i]![k]!)));
+        ws.push(lowerMedian(keep.map((k) => this.widths[i]![k]!)));
+        hs.push(lowerMedian(keep.map((k) => this.heights[i]![k]!)));
         wt.push(keep.length);
       }
       if (ys.length === 0) return;
@@ -218,7 +218,12 @@ export class PerspectiveModel {
   }
 }
 
-function median(v: number[]): number {
+/**
+ * The lower median (of an even count, the smaller middle value, always one of the samples), sorting `v` in place:
+ * the model's figures are a real vehicle's, never an average of two (the analyzer's `median`, for frame
+ * intervals and its summaries, averages them). Counting was tuned with this one.
+ */
+function lowerMedian(v: number[]): number {
   v.sort((p, q) => p - q);
   return v[(v.length - 1) >> 1]!;
 }
