@@ -11,6 +11,7 @@ import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
 import { CountStore } from './store/count-store.js';
 import { createSource } from './source/create-source.js';
 import { abortableSleep } from './source/abortable-sleep.js';
+import { RepeatLog } from './repeat-log.js';
 import type { FrameSource, SourceStats } from './source/frame-source.js';
 import type { TrafficCounterError } from './errors.js';
 
@@ -72,8 +73,8 @@ interface CameraPipeline {
   frozenWarned: boolean;
   /** Changes of frame size the log has told (CameraAnalyzer.lastResize.count). */
   resizesLogged: number;
-  /** The decode error the log told last, and when (see #consume); kept while frames decode again in between. */
-  decodeLogged: { readonly code: string; readonly atMs: number } | null;
+  /** When the log says a decode error again (see #consume); not reset by frames that decode in between. */
+  readonly decodeLog: RepeatLog;
   /** Why the latest frame was not analysed (its decode or analyzer error); null once one is. */
   skipReason: string | null;
   /** Wall-clock time the latest frame was analysed (or the camera started), for the health warning below. */
@@ -91,9 +92,6 @@ interface CameraPipeline {
    */
   latestImageUsable: boolean | null;
 }
-
-/** A decode error already logged for a camera is logged again after this long (see #consume). */
-const DECODE_RELOG_MS = 10 * 60_000;
 
 /** A camera that answers but has had no frame analysed for this long (or 5 poll intervals) gets a health warning. */
 const STARVED_MS = 10_000;
@@ -118,8 +116,8 @@ export class Daemon implements AsyncDisposable {
   readonly #abort = new AbortController();
   readonly #loops: Promise<void>[] = [];
   #closing: Promise<void> | undefined;
-  /** Last error message per camera, so a camera that stays down logs once, not every poll. */
-  readonly #lastLogged = new Map<string, string>();
+  /** Per camera, when the log says its source's error again: not at every poll while it stays down. */
+  readonly #sourceLog = new Map<string, RepeatLog>();
 
   private constructor(config: Config, opts: DaemonOptions, store: CountStore, channel: FrameChannel) {
     this.config = config;
@@ -162,7 +160,7 @@ export class Daemon implements AsyncDisposable {
       const source = createSource(camera, {
         onError: (err: TrafficCounterError) => this.#onSourceError(camera, err),
         onRecover: (info: { afterFailures: number }) => {
-          this.#lastLogged.delete(camera.id);
+          this.#sourceLog.get(camera.id)?.reset();
           this.#log.info(`camera ${camera.id}: back after ${info.afterFailures} failed attempt(s)`);
         },
         onSlot: (timeMs: number) => this.#store.addFrameTicks(camera.id, timeMs, { expected: 1 }),
@@ -180,7 +178,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, decodeLogged: null, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, decodeLog: new RepeatLog(), skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -220,11 +218,14 @@ export class Daemon implements AsyncDisposable {
     const p = this.#pipelines.get(camera.id);
     if (p) p.stats.lastError = err.message;
     this.#store.addFrameTicks(camera.id, Date.now(), { sourceErrors: 1 });
-    if (this.#lastLogged.get(camera.id) !== err.code) {
-      this.#lastLogged.set(camera.id, err.code);
+    let log = this.#sourceLog.get(camera.id);
+    if (!log) this.#sourceLog.set(camera.id, (log = new RepeatLog()));
+    const { say, since } = log.say(err.code);
+    if (say) {
       // A warning while the camera streams (a boundary read anyway, an oversized part skipped) is not retried.
       const retrying = (p?.source.stats().consecutiveFailures ?? 0) > 0;
-      this.#log.warn(`${err.message} [${err.code}]${retrying ? '; retrying with backoff' : ''}`);
+      const again = since > 1 ? ` (${since} times since it was last said)` : '';
+      this.#log.warn(`${err.message} [${err.code}]${retrying ? '; retrying with backoff' : ''}${again}`);
     }
   }
 
@@ -272,11 +273,9 @@ export class Daemon implements AsyncDisposable {
         p.skipReason = out.failure.message;
         if (seq === p.latestImageSeq) p.latestImageUsable = false;
         this.#store.addFrameTicks(cameraId, out.failure.capturedAt, { decodeErrors: 1 });
-        // Once per camera and code, then every 100th or after DECODE_RELOG_MS, while frames keep failing (not
-        // twice a second), also when good frames come in between (a camera sending every other frame cut short).
-        const now = Date.now(), last = p.decodeLogged;
-        if (!last || last.code !== out.failure.code || p.stats.decodeErrors % 100 === 0 || now - last.atMs >= DECODE_RELOG_MS) {
-          p.decodeLogged = { code: out.failure.code, atMs: now };
+        // Once per camera and code, then every 100th or after 10 minutes (see RepeatLog), while frames keep failing
+        // (not twice a second), also when good frames come in between (a camera sending every other frame cut short).
+        if (p.decodeLog.say(out.failure.code).say) {
           this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped (${p.stats.decodeErrors} so far; said again when it changes, every 100th or after 10 minutes)`);
         }
         continue;
