@@ -42,6 +42,18 @@ describe('run refuses flags that would be ignored', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('over the zeromq-tcp channel');
     expect(r.stderr).toMatch(/HTTP API and dashboard on http:\/\/127\.0\.0\.1:\d+\//);
+    expect(r.stderr).not.toContain('is not used');
+  }, 30_000);
+
+  it('counts with a config whose channel leaves some of its keys unread, and says which at start', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'counts.db');
+    const file = configFile(dir, { channel: 'shared', zeromqEndpoint: 'tcp://127.0.0.1:5555', ipcSerialization: 'json' });
+    const r = await runCli(['run', '--config', file, '--db', db, '--duration', '1'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: \S+config\.json: zeromqEndpoint "tcp:\/\/127\.0\.0\.1:5555" is not used: the channel is shared, and only the zeromq channel listens there \(set "channel": "zeromq" to use it\)/);
+    expect(r.stderr).toMatch(/warning: \S+config\.json: ipcSerialization "json" is not used: the channel is shared/);
+    expect(r.stderr).toContain('over the shared channel');
   }, 30_000);
 });
 

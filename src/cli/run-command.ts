@@ -96,6 +96,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       info: (m: string) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`),
       warn: (m: string) => process.stderr.write(`${new Date().toISOString()}  warning: ${m}\n`),
     };
+    for (const m of unusedKeys(config, values.config)) log.warn(m);
     const daemon = await Daemon.start(config, {
       log,
       onEvent: (ev, totals) =>
@@ -170,6 +171,22 @@ function refuseIgnoredFlags(values: RunFlags, fileConfig: Config | undefined): v
     const from = values.decoders !== undefined ? '--decoders 0' : `"decoders": 0 in ${values.config}`;
     throw new UsageError(`run: ${flagText('decoder', values.decoder)} picks the local decoders' library, but ${from} runs none (each remote decoder picks its own: traffic-counter decoder --decoder ${values.decoder}); drop --decoder, or give --decoders 1 or more`);
   }
+}
+
+/**
+ * Keys of a config file that the channel it picks does not read: said at start, not refused, since a config that
+ * switches between channels keeps both (the same given as a flag is refused, see refuseIgnoredFlags).
+ */
+export function unusedKeys(config: Config, file: string | undefined): string[] {
+  const out: string[] = [];
+  const where = file ?? 'the config';
+  if (config.channel !== 'zeromq' && config.zeromqEndpoint !== '') {
+    out.push(`${where}: zeromqEndpoint ${JSON.stringify(config.zeromqEndpoint)} is not used: the channel is ${config.channel}, and only the zeromq channel listens there (set "channel": "zeromq" to use it)`);
+  }
+  if (config.channel !== 'ipc' && config.ipcSerialization !== DAEMON_DEFAULTS.ipcSerialization) {
+    out.push(`${where}: ipcSerialization ${JSON.stringify(config.ipcSerialization)} is not used: the channel is ${config.channel}, and only the ipc channel serializes frames that way`);
+  }
+  return out;
 }
 
 /**
