@@ -98,6 +98,21 @@ function validateDrawnOn(raw: unknown, roi: readonly Point[], lines: readonly Li
   return Object.freeze([w, h] as const);
 }
 
+/**
+ * Camera ids, and a camera's line ids, must be unique, and differ by more than case: they name the counts in one
+ * database, in the API's URLs and in `query --camera/--line`, which tell sim from SIM, easily taken for one another.
+ * `key(i)` is the config key of the i-th id.
+ */
+function checkUniqueIds(ids: readonly string[], key: (i: number) => string, what: 'camera' | 'line'): void {
+  const first = new Map<string, number>();
+  for (const [i, v] of ids.entries()) {
+    const j = first.get(v.toLowerCase());
+    if (j === undefined) first.set(v.toLowerCase(), i);
+    else if (ids[j] === v) throw new ConfigError(`${key(i)}: "${v}" is used twice${what === 'line' ? ' in this camera' : ''}; ${what} ids must be unique`);
+    else throw new ConfigError(`${key(i)}: "${v}" differs from ${key(j)} "${ids[j]}" only in case, easily taken for one another (the database, the API and \`query --${what}\` tell ids apart by case): rename one`);
+  }
+}
+
 function polygonArea(pts: readonly Point[]): number {
   let a = 0;
   for (let i = 0; i < pts.length; i++) {
@@ -166,11 +181,7 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
     throw new ConfigError(`${path}.lines: must be a non-empty array of {"id", "from", "to"}, got ${describe(raw.lines)}`);
   }
   const lines = Object.freeze(raw.lines.map((l, i) => validateLine(l, `${path}.lines[${i}]`)));
-  const seen = new Set<string>();
-  for (const [i, l] of lines.entries()) {
-    if (seen.has(l.id)) throw new ConfigError(`${path}.lines[${i}].id: "${l.id}" is used twice in this camera; line ids must be unique`);
-    seen.add(l.id);
-  }
+  checkUniqueIds(lines.map((l) => l.id), (i) => `${path}.lines[${i}].id`, 'line');
 
   const d = CAMERA_DEFAULTS;
   const backoffInitialMs = num(raw, 'backoffInitialMs', path, d.backoffInitialMs, 10, 3_600_000);
@@ -233,11 +244,7 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
     throw new ConfigError(`cameras: must be a non-empty array of camera objects, got ${describe(raw.cameras)}`);
   }
   const cameras = Object.freeze(raw.cameras.map((c, i) => validateCamera(c, `cameras[${i}]`, opts)));
-  const ids = new Set<string>();
-  for (const [i, c] of cameras.entries()) {
-    if (ids.has(c.id)) throw new ConfigError(`cameras[${i}].id: "${c.id}" is used twice; camera ids must be unique`);
-    ids.add(c.id);
-  }
+  checkUniqueIds(cameras.map((c) => c.id), (i) => `cameras[${i}].id`, 'camera');
   const d = DAEMON_DEFAULTS;
   if (raw.db !== undefined && (typeof raw.db !== 'string' || raw.db.length === 0)) {
     throw new ConfigError(`db: must be a file path for the SQLite database, got ${describe(raw.db)}`);
