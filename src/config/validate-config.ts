@@ -8,6 +8,7 @@ import type { CameraConfig, Config, LineConfig, Point } from './config-types.js'
 import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
 import { DECODERS } from '../decode/decoder-name.js';
 import { ID_RE } from './ids.js';
+import { findSelfCrossing } from './polygon-self-crossing.js';
 import { resolveAnalyzerOptions } from '../analyze/analyzer-options.js';
 
 export interface ValidateOptions {
@@ -113,6 +114,23 @@ function checkUniqueIds(ids: readonly string[], key: (i: number) => string, what
   }
 }
 
+/** Refuses an ROI whose edges cross or touch: its even-odd mask is not the region the points seem to outline. */
+function checkSimplePolygon(roi: readonly Point[], path: string): void {
+  const crossing = findSelfCrossing(roi);
+  if (!crossing) return;
+  const at = (p: Point): string => JSON.stringify(p.map((c) => Math.round(c * 10) / 10));
+  const edge = (i: number): string => {
+    const j = (i + 1) % roi.length;
+    return `roi[${i}] ${at(roi[i]!)} to roi[${j}] ${at(roi[j]!)}`;
+  };
+  const [i, j] = crossing.edges;
+  const how = crossing.kind === 'overlap' ? `run along each other from ${at(crossing.at)} to ${at(crossing.to!)}` : `${crossing.kind === 'cross' ? 'cross' : 'meet'} at ${at(crossing.at)}`;
+  throw new ConfigError(
+    `${path}.roi: the edges ${edge(i)} and ${edge(j)} ${how}; the mask (filled even-odd) would not be the region you outlined: ` +
+      'list the points in order around the region, so that edges meet only where one ends and the next begins',
+  );
+}
+
 function polygonArea(pts: readonly Point[]): number {
   let a = 0;
   for (let i = 0; i < pts.length; i++) {
@@ -175,6 +193,7 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
   if (!Array.isArray(raw.roi)) throw new ConfigError(`${path}.roi: must be a polygon [[x, y], ...] of at least 3 points, got ${describe(raw.roi)}`);
   if (raw.roi.length < 3) throw new ConfigError(`${path}.roi: polygon needs at least 3 points, got ${raw.roi.length}`);
   const roi = Object.freeze(raw.roi.map((p, i) => point(p, `${path}.roi[${i}]`)));
+  checkSimplePolygon(roi, path);
   if (polygonArea(roi) < 1) throw new ConfigError(`${path}.roi: polygon has zero area; list its corners in order around the region`);
 
   if (!Array.isArray(raw.lines) || raw.lines.length === 0) {
