@@ -8,6 +8,7 @@ import type { CameraConfig, Config, LineConfig, Point } from './config-types.js'
 import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
 import { DECODERS } from '../decode/decoder-name.js';
 import { ID_RE } from './ids.js';
+import { findSelfCrossing } from './polygon-self-crossing.js';
 import { resolveAnalyzerOptions } from '../analyze/analyzer-options.js';
 
 export interface ValidateOptions {
@@ -98,6 +99,38 @@ function validateDrawnOn(raw: unknown, roi: readonly Point[], lines: readonly Li
   return Object.freeze([w, h] as const);
 }
 
+/**
+ * Camera ids, and a camera's line ids, must be unique, and differ by more than case: they name the counts in one
+ * database, in the API's URLs and in `query --camera/--line`, which tell sim from SIM, easily taken for one another.
+ * `key(i)` is the config key of the i-th id.
+ */
+function checkUniqueIds(ids: readonly string[], key: (i: number) => string, what: 'camera' | 'line'): void {
+  const first = new Map<string, number>();
+  for (const [i, v] of ids.entries()) {
+    const j = first.get(v.toLowerCase());
+    if (j === undefined) first.set(v.toLowerCase(), i);
+    else if (ids[j] === v) throw new ConfigError(`${key(i)}: "${v}" is used twice${what === 'line' ? ' in this camera' : ''}; ${what} ids must be unique`);
+    else throw new ConfigError(`${key(i)}: "${v}" differs from ${key(j)} "${ids[j]}" only in case, easily taken for one another (the database, the API and \`query --${what}\` tell ids apart by case): rename one`);
+  }
+}
+
+/** Refuses an ROI whose edges cross or touch: its even-odd mask is not the region the points seem to outline. */
+function checkSimplePolygon(roi: readonly Point[], path: string): void {
+  const crossing = findSelfCrossing(roi);
+  if (!crossing) return;
+  const at = (p: Point): string => JSON.stringify(p.map((c) => Math.round(c * 10) / 10));
+  const edge = (i: number): string => {
+    const j = (i + 1) % roi.length;
+    return `roi[${i}] ${at(roi[i]!)} to roi[${j}] ${at(roi[j]!)}`;
+  };
+  const [i, j] = crossing.edges;
+  const how = crossing.kind === 'overlap' ? `run along each other from ${at(crossing.at)} to ${at(crossing.to!)}` : `${crossing.kind === 'cross' ? 'cross' : 'meet'} at ${at(crossing.at)}`;
+  throw new ConfigError(
+    `${path}.roi: the edges ${edge(i)} and ${edge(j)} ${how}; the mask (filled even-odd) would not be the region you outlined: ` +
+      'list the points in order around the region, so that edges meet only where one ends and the next begins',
+  );
+}
+
 function polygonArea(pts: readonly Point[]): number {
   let a = 0;
   for (let i = 0; i < pts.length; i++) {
@@ -160,17 +193,14 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
   if (!Array.isArray(raw.roi)) throw new ConfigError(`${path}.roi: must be a polygon [[x, y], ...] of at least 3 points, got ${describe(raw.roi)}`);
   if (raw.roi.length < 3) throw new ConfigError(`${path}.roi: polygon needs at least 3 points, got ${raw.roi.length}`);
   const roi = Object.freeze(raw.roi.map((p, i) => point(p, `${path}.roi[${i}]`)));
+  checkSimplePolygon(roi, path);
   if (polygonArea(roi) < 1) throw new ConfigError(`${path}.roi: polygon has zero area; list its corners in order around the region`);
 
   if (!Array.isArray(raw.lines) || raw.lines.length === 0) {
     throw new ConfigError(`${path}.lines: must be a non-empty array of {"id", "from", "to"}, got ${describe(raw.lines)}`);
   }
   const lines = Object.freeze(raw.lines.map((l, i) => validateLine(l, `${path}.lines[${i}]`)));
-  const seen = new Set<string>();
-  for (const [i, l] of lines.entries()) {
-    if (seen.has(l.id)) throw new ConfigError(`${path}.lines[${i}].id: "${l.id}" is used twice in this camera; line ids must be unique`);
-    seen.add(l.id);
-  }
+  checkUniqueIds(lines.map((l) => l.id), (i) => `${path}.lines[${i}].id`, 'line');
 
   const d = CAMERA_DEFAULTS;
   const backoffInitialMs = num(raw, 'backoffInitialMs', path, d.backoffInitialMs, 10, 3_600_000);
@@ -233,11 +263,7 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
     throw new ConfigError(`cameras: must be a non-empty array of camera objects, got ${describe(raw.cameras)}`);
   }
   const cameras = Object.freeze(raw.cameras.map((c, i) => validateCamera(c, `cameras[${i}]`, opts)));
-  const ids = new Set<string>();
-  for (const [i, c] of cameras.entries()) {
-    if (ids.has(c.id)) throw new ConfigError(`cameras[${i}].id: "${c.id}" is used twice; camera ids must be unique`);
-    ids.add(c.id);
-  }
+  checkUniqueIds(cameras.map((c) => c.id), (i) => `cameras[${i}].id`, 'camera');
   const d = DAEMON_DEFAULTS;
   if (raw.db !== undefined && (typeof raw.db !== 'string' || raw.db.length === 0)) {
     throw new ConfigError(`db: must be a file path for the SQLite database, got ${describe(raw.db)}`);
