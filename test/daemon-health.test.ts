@@ -111,8 +111,10 @@ describe('daemon health', () => {
 
     const good = byId(cams, 'scene');
     // Most frames analysed: a frame the decoders are still busy with when the next comes is dropped (latest wins).
-    expect(good.framesAnalysed).toBeGreaterThanOrEqual(0.7 * frames.length);
-    expect(byId(cams, 'band').framesAnalysed).toBeGreaterThanOrEqual(0.7 * frames.length);
+    // At least half: on a loaded 2-core machine (CI with other test files running beside this one) one decoder
+    // for seven cameras analysed 55 of 80 (0.7 failed once); a stuck camera analyses none.
+    expect(good.framesAnalysed).toBeGreaterThanOrEqual(0.5 * frames.length);
+    expect(byId(cams, 'band').framesAnalysed).toBeGreaterThanOrEqual(0.5 * frames.length);
     expect(good.status).toBe('counting');
     expect(good.warnings).toEqual([]);
     // The frame-size options it settled on, in /api/health and once in the log.
