@@ -5,6 +5,7 @@ import { setMaxListeners } from 'node:events';
 import type { Config, CameraConfig } from './config/config-types.js';
 import type { CrossingEvent, LineReach } from './analyze/analyzer-types.js';
 import { CameraAnalyzer } from './analyze/camera-analyzer.js';
+import { viewMovedMessage } from './analyze/view-check.js';
 import { describeFrameSizeOptions, frameSizeOptions, type FrameSizeOptions } from './analyze/analyzer-options.js';
 import { createChannelFor } from './channel/create-channel.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
@@ -41,10 +42,11 @@ export interface CameraStats {
   /**
    * `down`: the camera's latest attempts failed (the source backs off and retries); `frozen`: it answers, but
    * no new image came for frozenAfterMs; `failing`: new images come, but none could be analysed for 10 s (or
-   * five poll intervals): the decoder or the analyzer refuses them, the warning says why; `learning`: the
+   * five poll intervals): the decoder or the analyzer refuses them, the warning says why; `moved`: the picture no
+   * longer matches the view the ROI was learnt on (see ViewCheck), counted but unreliable; `learning`: the
    * analyzer is still learning the background (nothing is counted yet); `counting` otherwise.
    */
-  status: 'down' | 'frozen' | 'failing' | 'learning' | 'counting';
+  status: 'down' | 'frozen' | 'failing' | 'moved' | 'learning' | 'counting';
   /** What the user should fix or know now, each naming the camera (and line) and the fix: empty when all is well. */
   warnings: { lineId?: string; message: string }[];
   /**
@@ -71,6 +73,8 @@ interface CameraPipeline {
   lastNewImageAt: number;
   /** Whether the log has said the camera froze (said once, until a new image comes). */
   frozenWarned: boolean;
+  /** Whether the log has said the camera's view moved (said once, until it is back). */
+  movedWarned: boolean;
   /** Changes of frame size the log has told (CameraAnalyzer.lastResize.count). */
   resizesLogged: number;
   /** When the log says a decode error again (see #consume); not reset by frames that decode in between. */
@@ -178,7 +182,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, resizesLogged: 0, decodeLog: new RepeatLog(), skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, resizesLogged: 0, decodeLog: new RepeatLog(), skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -299,6 +303,7 @@ export class Daemon implements AsyncDisposable {
           this.#log.info(`camera ${cameraId}: ${f.width * f.scale}x${f.height * f.scale} frames, ${describeFrameSizeOptions(o)}`);
         }
         if (p.stats.framesAnalysed % REACH_CHECK_FRAMES === 0) this.#checkReach(p);
+        this.#checkView(p);
         this.#store.addFrameTicks(cameraId, f.capturedAt, { received: 1 });
       } catch (err) {
         p.stats.analyzerErrors++;
@@ -331,6 +336,16 @@ export class Daemon implements AsyncDisposable {
   #frozenMessage(p: CameraPipeline): string {
     const s = Math.round((Date.now() - p.lastNewImageAt) / 1000);
     return `camera ${p.camera.id}: no new image for ${s} s although it answers (the same image, or nothing new on the stream); nothing can be counted until it changes: check that the camera still updates its picture`;
+  }
+
+  /** Says when the camera's view moved away from the one its ROI was learnt on, once, and when it is back. */
+  #checkView(p: CameraPipeline): void {
+    const view = p.analyzer.viewState();
+    const moved = view?.moved === true;
+    if (moved === p.movedWarned) return;
+    p.movedWarned = moved;
+    if (moved) this.#log.warn(viewMovedMessage(p.camera.id, view!));
+    else this.#log.info(`camera ${p.camera.id}: the picture matches the view the ROI and lines were learnt on again`);
   }
 
   /** Warns, once per line, where the ROI is too short around a line for the camera's frame rate. */
@@ -384,13 +399,15 @@ export class Daemon implements AsyncDisposable {
           warnings.push({ message: `camera ${p.camera.id}: no frame analysed for ${Math.round((now - p.lastAnalysedAt) / 1000)} s although the camera answers: ${why}` });
         }
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
+        const view = p.analyzer.viewState();
+        if (view?.moved) warnings.push({ message: viewMovedMessage(p.camera.id, view) });
         if (!p.analyzer.starting) warnings.push(...p.analyzer.lineReachWarnings(lineReach));
         return {
           ...p.stats,
           source,
           counts: p.analyzer.counts(),
           lineReach,
-          status: down ? 'down' : frozen ? 'frozen' : failing ? 'failing' : p.analyzer.starting ? 'learning' : 'counting',
+          status: down ? 'down' : frozen ? 'frozen' : failing ? 'failing' : view?.moved ? 'moved' : p.analyzer.starting ? 'learning' : 'counting',
           warnings,
           scale: frameSizeOptions(p.analyzer.options),
           view: { roi: p.camera.roi, lines: p.camera.lines, ...(p.camera.drawnOn ? { drawnOn: p.camera.drawnOn } : {}) },

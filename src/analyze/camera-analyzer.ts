@@ -1,6 +1,7 @@
 // One camera's analyzer: ROI crop → background → foreground → blobs → tracks → line crossings.
 // Pure computation on reused typed arrays; frames are never kept after process() returns.
 
+import { ViewCheck, type ViewState } from './view-check.js';
 import { ConfigError } from '../errors.js';
 import type { CameraConfig, Point } from '../config/config-types.js';
 import type { AnalyzerFrame, CrossingEvent, LineReach, VehicleClass } from './analyzer-types.js';
@@ -108,6 +109,8 @@ class ScaledAnalyzer {
   /** The latest frame intervals (s), for lineReach; a ring of DT_KEEP. */
   private readonly dts = new Float64Array(DT_KEEP);
   private dtCount = 0;
+  /** Whether the camera still shows the view the ROI was learnt on (see ViewCheck). */
+  private readonly view: ViewCheck;
 
   constructor(camera: CameraConfig, path: string, options: AnalyzerOptions, private readonly observer?: BlobObserver) {
     this.camera = camera;
@@ -131,6 +134,7 @@ class ScaledAnalyzer {
     this.tmp1 = new Uint8Array(n);
     this.tmp2 = new Uint8Array(n);
     this.labeler = new ComponentLabeler(n);
+    this.view = new ViewCheck(this.geom.width, this.geom.height, this.geom.mask, this.geom.scale);
     this.shadows = new ShadowRatios(this.geom.maskCount);
     const g = this.geom;
     const x1 = g.x0 + g.width * g.scale, y1 = g.y0 + g.height * g.scale;
@@ -201,6 +205,7 @@ class ScaledAnalyzer {
     } else {
       sampleRoi(frame.data, frame.width, scale, this.geom, this.cur.r, this.cur.g, this.cur.b, this.clipped);
       this.clipFor = this.cur;
+      this.view.observe(this.cur, frame.timeMs);
       yield this.analyse(this.cur, frame.timeMs);
     }
   }
@@ -266,6 +271,11 @@ class ScaledAnalyzer {
         depthPx: m(depth), vehiclesOnLine: this.tracksOn[i]!, seenOnlyOnLine: this.tracksOnce[i]!,
       };
     });
+  }
+
+  /** Whether the camera still shows the view the ROI was learnt on; undefined until that is known (see ViewCheck). */
+  viewState(): ViewState | undefined {
+    return this.view.state();
   }
 
   /** The warnings `reach` (by default lineReach() now) gives for this camera's lines (see lineReachWarning). */
@@ -340,6 +350,7 @@ class ScaledAnalyzer {
     }
     for (let i = 0; i < this.n; i++) this.bgClipped[i] = ref[i]! / 255;
     this.initialised = true;
+    this.view.setReference(this.bgModel.bg);
     // Two learning passes over the start-up frames, so the counting pass (and a 1-fps camera) starts
     // knowing the perspective (from blobs that moved) and then the usual motion in ground coordinates.
     yield* this.learningPass(frames);
@@ -733,6 +744,11 @@ export class CameraAnalyzer {
   /** See ScaledAnalyzer.lineReach. */
   lineReach(): LineReach[] {
     return this.inner.lineReach();
+  }
+
+  /** See ScaledAnalyzer.viewState (the analyzer of the current frame size: a new size learns its view again). */
+  viewState(): ViewState | undefined {
+    return this.inner.viewState();
   }
 
   /** See ScaledAnalyzer.lineReachWarnings. */

@@ -1,6 +1,7 @@
 // Counts a directory of JPEG snapshots offline through the same decode channel and analyzer as the daemon.
 // Unlike a live camera, nothing may be dropped here: submissions wait for the analyzer (bounded window).
 
+import { viewMovedMessage } from '../analyze/view-check.js';
 import type { Config } from '../config/config-types.js';
 import type { CrossingEvent, LineReach } from '../analyze/analyzer-types.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
@@ -128,7 +129,8 @@ export async function replayDirectory(daemonConfig: Config, opts: ReplayOptions)
   result.cameras = config.cameras.map((c, i) => {
     const a = analyzers[i]!;
     const lineReach = a.lineReach();
-    const warnings = [...resizes[i]!, ...a.lineReachWarnings(lineReach).map((w) => w.message)];
+    const view = a.viewState();
+    const warnings = [...resizes[i]!, ...(view?.moved ? [viewMovedMessage(c.id, view)] : []), ...a.lineReachWarnings(lineReach).map((w) => w.message)];
     return { id: c.id, lines: a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })), lineReach, warnings, scale: frameSizeOptions(a.options) };
   });
   return result;

@@ -123,7 +123,7 @@ async function refreshHealth() {
   if (!res.ok) throw new Error(body.error ? body.error.message : res.statusText);
   const cams = body.cameras || []; // { ok, channel, cameras }
   fill(document.querySelector('#cameras tbody'), cams.map((c) => [
-    { text: c.id }, { text: c.status || '-', down: c.status === 'down' || c.status === 'frozen' || c.status === 'failing' }, { text: String(c.framesAnalysed), num: true },
+    { text: c.id }, { text: c.status || '-', down: c.status === 'down' || c.status === 'frozen' || c.status === 'failing' || c.status === 'moved' }, { text: String(c.framesAnalysed), num: true },
     { text: c.lastFrameAt ? new Date(c.lastFrameAt).toISOString().slice(0, 19).replace('T', ' ') : '-' },
     { text: String(c.dropped), num: true }, { text: String(c.decodeErrors), num: true },
   ]));

@@ -1,0 +1,103 @@
+// A camera turned away from the view its ROI and lines were drawn on (a pan-tilt-zoom camera moved to another
+// preset) counts wrong without a sound: the simulated road at 2 fps, turned by 3° (about 60 px), counted 51 where
+// 33 crossed in the next minute. The analyzer now notices that the picture's edges no longer match the learnt
+// view, and by how much it moved; the daemon says so in its log (once) and health (status "moved"), and says when
+// the camera is back. Light changes, shadows and traffic are not a move.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
+import { validateConfig } from '../dist/src/config/validate-config.js';
+import { Daemon } from '../dist/src/daemon.js';
+import { createScene } from '../dist/src/source/camera-sim/index.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+const T0 = Date.UTC(2024, 0, 1);
+const FPS = 2;
+const YAW = -0.33; // the simulator's default pose
+type View = { moved: boolean; shiftPx?: readonly [number, number] } | undefined;
+
+/** The scene of `scenario` at 2 fps, its camera turned by `turns[k].yaw` from `turns[k].at` s; the view check each second. */
+function watch(scenario: 'default' | 'illumination-step' | 'hard-shadows' | 'dense', untilSec: number, turns: { at: number; yaw: number }[] = []) {
+  const scenes = new Map<number, ReturnType<typeof createScene>>();
+  const scene = (yaw: number) => {
+    let s = scenes.get(yaw);
+    if (!s) scenes.set(yaw, (s = createScene({ seed: 7, scenario, pose: { yaw: YAW + yaw } })));
+    return s;
+  };
+  const first = scene(0);
+  const camera = validateConfig({ cameras: [first.cameraConfig()] }, { requireUrl: false }).cameras[0]!;
+  const analyzer = new CameraAnalyzer(camera, 'cameras[0]');
+  const buf = new Uint8Array(first.width * first.height * 4);
+  const views: { t: number; view: View }[] = [];
+  for (let i = 0; i <= untilSec * FPS; i++) {
+    const t = i / FPS;
+    const yaw = turns.filter((x) => x.at <= t).at(-1)?.yaw ?? 0;
+    scene(yaw).render(t, buf);
+    analyzer.process({ width: first.width, height: first.height, data: buf, timeMs: T0 + t * 1000 });
+    if (i % FPS === 0) views.push({ t, view: analyzer.viewState() });
+  }
+  return views;
+}
+
+describe('the view check', () => {
+  it('finds a camera turned by 3° within 30 s, with the shift (about 60 px to the left), and the camera turned back', { timeout: 60_000 }, () => {
+    const views = watch('default', 150, [{ at: 70, yaw: 0.05 }, { at: 115, yaw: 0 }]);
+    const at = (t: number): View => views.find((v) => v.t === t)!.view;
+    // Known from the end of start-up and a few checks on (each of 20 frames), and right until the turn.
+    expect(views.filter((v) => v.t < 70 && v.view !== undefined).length).toBeGreaterThan(5);
+    expect(views.filter((v) => v.t < 70).every((v) => !v.view?.moved)).toBe(true);
+    expect(at(100)?.moved).toBe(true);
+    const [dx, dy] = at(100)!.shiftPx!;
+    // The turn moves the picture 0.05 × 1216 px (the focal length) = 61 px; the check works in 8-px cells.
+    expect(dx).toBeGreaterThanOrEqual(-80);
+    expect(dx).toBeLessThanOrEqual(-40);
+    expect(Math.abs(dy)).toBeLessThanOrEqual(16);
+    expect(at(148)?.moved).toBe(false);
+  });
+
+  it.each(['illumination-step', 'hard-shadows', 'dense'] as const)('does not take %s for a move', { timeout: 60_000 }, (scenario) => {
+    const views = watch(scenario, 150);
+    expect(views.filter((v) => v.view !== undefined).length).toBeGreaterThan(60);
+    expect(views.filter((v) => v.view?.moved).map((v) => v.t)).toEqual([]);
+  });
+});
+
+it('the daemon says a camera moved once in its log and as status "moved" in its health, and says when it is back', { timeout: 120_000 }, async () => {
+  // The simulated camera at 2 fps, served 4 times faster (frame k from k × 125 ms after the first request, stamped
+  // k × 500 ms), turned by 3° at 75 s and back at 110 s.
+  const straight = createScene({ seed: 7, scenario: 'default' });
+  const turned = createScene({ seed: 7, scenario: 'default', pose: { yaw: YAW + 0.05 } });
+  const frames = Array.from({ length: 140 * FPS }, (_, k) => (k / FPS >= 75 && k / FPS < 110 ? turned : straight).encodeJpeg(k / FPS).jpeg);
+  const t0 = Date.now() - 200_000;
+  let firstRequest = NaN;
+  const server = createServer((_req, res) => {
+    if (Number.isNaN(firstRequest)) firstRequest = Date.now();
+    const k = Math.min(frames.length - 1, Math.floor((Date.now() - firstRequest) / 125));
+    res.writeHead(200, { 'content-type': 'image/jpeg', 'x-sim-time': String(t0 + k * 500) }).end(frames[k]);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onTestFinished(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`;
+  const config = validateConfig({ db: join(tempDir(), 'counts.db'), decodeScale: 4, cameras: [{ ...straight.cameraConfig(), url, pollIntervalMs: 40 }] });
+  const warned: string[] = [];
+  const infos: string[] = [];
+  const daemon = await Daemon.start(config, { log: { info: (m: string) => infos.push(m), warn: (m: string) => warned.push(m) } });
+  onTestFinished(() => daemon.close());
+  type Health = { status: string; warnings: { message: string }[]; lastFrameAt: number | null };
+  const health = (): Health => daemon.stats().cameras[0] as unknown as Health;
+  const statuses = new Set<string>();
+  let movedHealth: Health | undefined;
+  for (const deadline = Date.now() + 100_000; Date.now() < deadline && health().lastFrameAt !== t0 + (frames.length - 1) * 500; ) {
+    await new Promise((r) => setTimeout(r, 100));
+    const h = health();
+    statuses.add(h.status);
+    if (h.status === 'moved') movedHealth ??= h;
+  }
+  expect([...statuses], JSON.stringify(warned)).toContain('moved');
+  expect(movedHealth!.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^camera sim: the picture no longer matches the view the ROI and lines were learnt on since \S+ \(its edges match \d+% as well as then; it matches best moved by -\d+ px across and -?\d+ px down\): .*redraw them and restart$/)]);
+  expect(warned.filter((m) => m.includes('no longer matches')), JSON.stringify(warned)).toHaveLength(1);
+  expect(infos).toContain('camera sim: the picture matches the view the ROI and lines were learnt on again');
+  expect(health().status).toBe('counting');
+});
