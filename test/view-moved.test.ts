@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
+import { ViewCheck } from '../dist/src/analyze/view-check.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { Daemon } from '../dist/src/daemon.js';
 import { createScene } from '../dist/src/source/camera-sim/index.js';
@@ -55,6 +56,32 @@ describe('the view check', () => {
     expect(dx).toBeLessThanOrEqual(-40);
     expect(Math.abs(dy)).toBeLessThanOrEqual(16);
     expect(at(148)?.moved).toBe(false);
+  });
+
+  it('follows a view whose structure changes slowly (dusk, dawn, roadworks), and still finds a sudden change', () => {
+    // Textures of 64x48 working pixels: the learnt view fades into another one over 40 checks (800 frames), then
+    // jumps to a third. Judged against the view learnt at start-up only, the fade would read as a move half way.
+    const W = 64, H = 48;
+    const texture = (seed: number) => Float32Array.from({ length: W * H }, (_, i) => ((Math.sin(i * 12.9898 + seed * 78.233) * 43758.5453) % 1 + 1) % 1 * 200);
+    const [a, b, c] = [texture(1), texture(2), texture(3)];
+    const planes = (v: Float32Array) => ({ r: v, g: v, b: v });
+    const mix = (w: number) => planes(a.map((x, i) => (1 - w) * x + w * b[i]!));
+    const check = new ViewCheck(W, H, new Uint8Array(W * H).fill(1), 4);
+    check.setReference(planes(a));
+    let t = 0;
+    const run = (frames: number, p: (k: number) => ReturnType<typeof planes>) => {
+      const moved: number[] = [];
+      for (let k = 0; k < frames; k++) {
+        const cur = p(k);
+        check.observe(cur, cur, (t += 500));
+        if (check.state()?.moved) moved.push(k);
+      }
+      return moved;
+    };
+    expect(run(100, () => planes(a))).toEqual([]);
+    expect(check.state()?.baseline).toBeGreaterThan(0.99);
+    expect(run(800, (k) => mix(k / 800))).toEqual([]);
+    expect(run(60, () => planes(c)).length).toBeGreaterThan(0);
   });
 
   it.each(['illumination-step', 'hard-shadows', 'dense'] as const)('does not take %s for a move', { timeout: 60_000 }, (scenario) => {

@@ -205,7 +205,7 @@ class ScaledAnalyzer {
     } else {
       sampleRoi(frame.data, frame.width, scale, this.geom, this.cur.r, this.cur.g, this.cur.b, this.clipped);
       this.clipFor = this.cur;
-      this.view.observe(this.cur, frame.timeMs);
+      this.view.observe(this.cur, this.bgModel.bg, frame.timeMs);
       yield this.analyse(this.cur, frame.timeMs);
     }
   }

@@ -10,6 +10,10 @@
 // reference (normalised cross-correlation over the ROI's cells). The first BASELINE_CHECKS give what a correct
 // view scores here. A score under MOVED_SHARE of that, twice in a row, is a moved view; a shifted copy of the
 // reference that scores well (SHIFT_MATCH) tells by how much it moved. A score back over it, twice, clears it.
+// A check that matches well (RENEW_SHARE) renews the reference from the background learnt by then, so that the
+// reference follows what changes slowly (the sun's shadows over a day, dusk and dawn, roadworks) and a daemon
+// started at night is not told at noon that its camera moved; a turn is sudden, and is judged against the view of
+// the latest good check.
 
 import type { Planes } from './background-model.js';
 
@@ -28,6 +32,8 @@ const MOVED_SHARE = 0.35;
 const CONFIRM = 2;
 /** Shifts searched, in cells each way. */
 const MAX_SHIFT = 12;
+/** A check scoring at least this share of the baseline renews the reference from the learnt background. */
+const RENEW_SHARE = 0.8;
 /** A shifted reference names the shift when it scores this share of the baseline (a turn too far to see none). */
 const SHIFT_MATCH = 0.5;
 
@@ -110,12 +116,16 @@ export class ViewCheck {
     this.shift = this.sinceMs = undefined;
   }
 
-  /** Takes one analysed frame in; every CHECK_FRAMES frames, checks the view. */
-  observe(cur: Planes, tMs: number): void {
+  /** Takes one analysed frame in (`bg`: the background learnt so far); every CHECK_FRAMES frames, checks the view. */
+  observe(cur: Planes, bg: Planes, tMs: number): void {
     if (!this.hasRef) return;
     this.addGradients(cur, this.acc);
     if (++this.frames < CHECK_FRAMES) return;
     this.check(tMs);
+    if (!this.moved && Number.isFinite(this.baseline) && this.score >= RENEW_SHARE * this.baseline) {
+      this.ref.fill(0);
+      this.addGradients(bg, this.ref);
+    }
     this.acc.fill(0);
     this.frames = 0;
   }
