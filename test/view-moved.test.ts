@@ -3,6 +3,7 @@
 // 33 crossed in the next minute. The analyzer now notices that the picture's edges no longer match the learnt
 // view, and by how much it moved; the daemon says so in its log (once) and health (status "moved"), and says when
 // the camera is back. Light changes, shadows and traffic are not a move.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { ViewCheck } from '../dist/src/analyze/view-check.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { Daemon } from '../dist/src/daemon.js';
 import { createScene } from '../dist/src/source/camera-sim/index.js';
+import { runCli } from './helpers/run-cli.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 const T0 = Date.UTC(2024, 0, 1);
@@ -127,4 +129,17 @@ it('the daemon says a camera moved once in its log and as status "moved" in its 
   expect(warned.filter((m) => m.includes('no longer matches')), JSON.stringify(warned)).toHaveLength(1);
   expect(infos).toContain('camera sim: the picture matches the view the ROI and lines were learnt on again');
   expect(health().status).toBe('counting');
+});
+
+it('replay warns that the camera moved, with when (into the frames) and by how much', { timeout: 60_000 }, async () => {
+  // 120 s at 2 fps as JPEG files, the camera turned by 3° from 70 s.
+  const dir = tempDir();
+  const straight = createScene({ seed: 7, scenario: 'default' });
+  const turned = createScene({ seed: 7, scenario: 'default', pose: { yaw: YAW + 0.05 } });
+  mkdirSync(join(dir, 'frames'));
+  for (let k = 0; k < 120 * FPS; k++) writeFileSync(join(dir, 'frames', `${String(k).padStart(5, '0')}.jpg`), (k / FPS < 70 ? straight : turned).encodeJpeg(k / FPS).jpeg);
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ cameras: [straight.cameraConfig()] }));
+  const r = await runCli(['replay', '--config', join(dir, 'config.json'), '--frames', join(dir, 'frames'), '--fps', String(FPS)]);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toMatch(/traffic-counter: warning: camera sim: the picture no longer matches the view the ROI and lines were learnt on since (7\d|8\d|9\d)\.\d s into the frames \(its edges match \d+% as well as then; it matches best moved by -\d+ px across/);
 });

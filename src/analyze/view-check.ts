@@ -225,9 +225,12 @@ export class ViewCheck {
   }
 }
 
-/** What the daemon's health and log, and replay/eval, say about a camera whose view moved (see ViewCheck). */
-export function viewMovedMessage(cameraId: string, v: ViewState): string {
-  const since = v.sinceMs !== undefined ? ` since ${new Date(v.sinceMs).toISOString()}` : '';
+/**
+ * What the daemon's health and log, and replay/eval, say about a camera whose view moved (see ViewCheck). `when`
+ * tells the time of the check that found it (a replay's frames are timed from 0, not from the epoch).
+ */
+export function viewMovedMessage(cameraId: string, v: ViewState, when = (ms: number): string => new Date(ms).toISOString()): string {
+  const since = v.sinceMs !== undefined ? ` since ${when(v.sinceMs)}` : '';
   const share = Math.max(0, Math.round((100 * v.score) / v.baseline));
   const shift = v.shiftPx ? `; it matches best moved by ${v.shiftPx[0]} px across and ${v.shiftPx[1]} px down` : '';
   return (

@@ -130,7 +130,7 @@ export async function replayDirectory(daemonConfig: Config, opts: ReplayOptions)
     const a = analyzers[i]!;
     const lineReach = a.lineReach();
     const view = a.viewState();
-    const warnings = [...resizes[i]!, ...(view?.moved ? [viewMovedMessage(c.id, view)] : []), ...a.lineReachWarnings(lineReach).map((w) => w.message)];
+    const warnings = [...resizes[i]!, ...(view?.moved ? [viewMovedMessage(c.id, view, (ms) => `${(ms / 1000).toFixed(1)} s into the frames`)] : []), ...a.lineReachWarnings(lineReach).map((w) => w.message)];
     return { id: c.id, lines: a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })), lineReach, warnings, scale: frameSizeOptions(a.options) };
   });
   return result;
