@@ -335,13 +335,22 @@ export class Daemon implements AsyncDisposable {
 
   #frozenMessage(p: CameraPipeline): string {
     const s = Math.round((Date.now() - p.lastNewImageAt) / 1000);
+    // Stuck on a picture that was refused: the refusal is what the user must hear, with its fix.
+    if (p.latestImageUsable === false && p.skipReason !== null) {
+      return `camera ${p.camera.id}: no frame analysed for ${Math.round((Date.now() - p.lastAnalysedAt) / 1000)} s although the camera answers: it keeps sending one picture (for ${s} s), which cannot be analysed: ${p.skipReason}`;
+    }
     return `camera ${p.camera.id}: no new image for ${s} s although it answers (the same image, or nothing new on the stream); nothing can be counted until it changes: check that the camera still updates its picture`;
   }
 
   /** Says when the camera's view moved away from the one its ROI was learnt on, once, and when it is back. */
   #checkView(p: CameraPipeline): void {
     const view = p.analyzer.viewState();
-    const moved = view?.moved === true;
+    // Not known (after a change of frame size, the view is learnt again): nothing to say either way.
+    if (view === undefined) {
+      p.movedWarned = false;
+      return;
+    }
+    const moved = view.moved;
     if (moved === p.movedWarned) return;
     p.movedWarned = moved;
     if (moved) this.#log.warn(viewMovedMessage(p.camera.id, view!));
@@ -393,8 +402,10 @@ export class Daemon implements AsyncDisposable {
         // A source refusal (e.g. an oversized MJPEG part) since the latest analysed frame.
         const refusal = source.lastError && source.lastError.at > p.lastAnalysedAt ? source.lastError : undefined;
         const waiting = p.waitingSince !== null && now - p.waitingSince > quietMs;
-        const failing = !down && !frozen && (waiting || (refusal !== undefined && now - p.lastAnalysedAt > quietMs));
-        if (failing) {
+        // Frozen on a picture that was refused reads failing, its warning the refusal (see #frozenMessage).
+        const stuckRefused = frozen && p.latestImageUsable === false && p.skipReason !== null;
+        const failing = stuckRefused || (!down && !frozen && (waiting || (refusal !== undefined && now - p.lastAnalysedAt > quietMs)));
+        if (failing && !stuckRefused) {
           const why = p.skipReason ?? refusal?.message ?? `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); check the decoders`;
           warnings.push({ message: `camera ${p.camera.id}: no frame analysed for ${Math.round((now - p.lastAnalysedAt) / 1000)} s although the camera answers: ${why}` });
         }
@@ -407,7 +418,7 @@ export class Daemon implements AsyncDisposable {
           source,
           counts: p.analyzer.counts(),
           lineReach,
-          status: down ? 'down' : frozen ? 'frozen' : failing ? 'failing' : view?.moved ? 'moved' : p.analyzer.starting ? 'learning' : 'counting',
+          status: down ? 'down' : failing ? 'failing' : frozen ? 'frozen' : view?.moved ? 'moved' : p.analyzer.starting ? 'learning' : 'counting',
           warnings,
           scale: frameSizeOptions(p.analyzer.options),
           view: { roi: p.camera.roi, lines: p.camera.lines, ...(p.camera.drawnOn ? { drawnOn: p.camera.drawnOn } : {}) },

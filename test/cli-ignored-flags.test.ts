@@ -55,6 +55,18 @@ describe('run refuses flags that would be ignored', () => {
     expect(r.stderr).toMatch(/warning: \S+config\.json: ipcSerialization "json" is not used: the channel is shared/);
     expect(r.stderr).toContain('over the shared channel');
   }, 30_000);
+
+  it('names --channel, not the file, when the flag picked the channel that leaves the key unread', async () => {
+    const { unusedKeys } = await import('../dist/src/cli/run-command.js');
+    const { validateConfig } = await import('../dist/src/config/validate-config.js');
+    const camera = { id: 'c', url: 'http://127.0.0.1:9/x.jpg', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] };
+    // The file says zeromq; --channel shared overrode it.
+    const config = { ...validateConfig({ cameras: [camera], channel: 'zeromq', zeromqEndpoint: 'tcp://127.0.0.1:5555' }), channel: 'shared' as const };
+    expect(unusedKeys(config, 'my.json', true)).toEqual([
+      'my.json: zeromqEndpoint "tcp://127.0.0.1:5555" is not used: the channel is shared (--channel shared), and only the zeromq channel listens there (give --channel zeromq to use it)',
+    ]);
+    expect(unusedKeys({ ...config, channel: 'zeromq' }, 'my.json', false)).toEqual([]);
+  });
 });
 
 describe('a flag given twice', () => {

@@ -37,6 +37,18 @@ describe('MJPEG parser, declared boundary not the one used', () => {
     }
   }
 
+  for (const chunk of [1, 7, 4096]) {
+    it(`reads the parts by a token the declared boundary is the start of ("frame", then "--frame123"; ${chunk}-byte chunks)`, () => {
+      // The declared delimiter "--frame" is found at every real delimiter line: that line must be judged too.
+      for (const withLength of [true, false]) {
+        const stream = Buffer.concat([...bodies.map((b) => part(b, 'frame123', withLength)), enc('--frame123\r\n')]);
+        const parser = new MjpegParser({ boundary: 'frame', maxPartBytes: 10_000 });
+        expect(feed(parser, stream, chunk)).toEqual(bodies);
+        expect(parser.stats.boundaryMismatch).toEqual({ declared: 'frame', found: 'frame123' });
+      }
+    });
+  }
+
   it('takes no other token once a part came with the declared boundary, even one with headers inside the JPEG data', () => {
     // Without Content-Length the part ends at the declared delimiter; the look-alike lines are the part's bytes.
     const tricky = Buffer.concat([bodies[0], enc('\r\n--evil\r\nContent-Type: image/jpeg\r\n\r\n'), bodies[1]]);

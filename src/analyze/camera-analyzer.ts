@@ -332,6 +332,7 @@ class ScaledAnalyzer {
     this.flow.reset();
     this.persp.reset();
     this.shadows.reset();
+    this.view.forget();
   }
 
   /** The start-up, one step per slice of the median and per buffered frame of each pass (see steps()). */
@@ -759,6 +760,7 @@ export class CameraAnalyzer {
   /** Forgets what was learnt and counted (the working scale stays). */
   reset(): void {
     this.carried.clear();
+    this.carriedStats.frames = this.carriedStats.tracks = this.carriedStats.totalMs = 0;
     this.inner.reset();
   }
 }

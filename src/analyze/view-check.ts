@@ -30,8 +30,9 @@ const BASELINE_CHECKS = 3;
 const MOVED_SHARE = 0.35;
 /** Checks in a row that must not match before the view is said to have moved (and match again to clear it). */
 const CONFIRM = 2;
-/** Shifts searched, in cells each way. */
-const MAX_SHIFT = 12;
+/** Shifts searched, full-resolution px each way, in steps of SHIFT_STEP_PX (625 shifts at any working scale). */
+const MAX_SHIFT_PX = 96;
+const SHIFT_STEP_PX = 8;
 /** A check scoring at least this share of the baseline renews the reference from the learnt background. */
 const RENEW_SHARE = 0.8;
 /** A shifted reference names the shift when it scores this share of the baseline (a turn too far to see none). */
@@ -45,7 +46,7 @@ export interface ViewState {
   readonly moved: boolean;
   /** When moved and the picture matches the start's shifted: how far, full-resolution px (x to the right, y down). */
   readonly shiftPx?: readonly [number, number];
-  /** Seconds since the epoch of the check that found it moved. */
+  /** Time (ms, the frames' clock) of the check that found it moved. */
   readonly sinceMs?: number;
 }
 
@@ -101,7 +102,15 @@ export class ViewCheck {
     this.lum = new Float32Array(width * height);
   }
 
-  /** The reference: the learnt background's structure (start-up's end, or a view the user confirmed). */
+  /** Forgets the learnt view (the analyzer starts again): nothing is known until setReference. */
+  forget(): void {
+    this.hasRef = false;
+    this.moved = false;
+    this.shift = this.sinceMs = undefined;
+    this.baseline = NaN;
+  }
+
+  /** The reference: the learnt background's structure (start-up's end). */
   setReference(bg: Planes): void {
     this.ref.fill(0);
     this.addGradients(bg, this.ref);
@@ -154,8 +163,9 @@ export class ViewCheck {
       if (++this.misses >= CONFIRM && !this.moved) {
         this.moved = true;
         this.sinceMs = tMs;
+        // Once, when the move is found: the search is 625 correlations (about 6 ms at the usual 320x180).
+        this.shift = this.bestShift(s);
       }
-      if (this.moved) this.shift = this.bestShift(s);
     } else {
       this.misses = 0;
       if (this.moved && ++this.hits >= CONFIRM) {
@@ -168,10 +178,15 @@ export class ViewCheck {
   /** The shift of the reference (full-resolution px) under which the latest sum matches it well, if one does. */
   private bestShift(s0: number): [number, number] | undefined {
     let best = Math.max(s0, SHIFT_MATCH * this.baseline), at: [number, number] | undefined;
-    for (let dy = -MAX_SHIFT; dy <= MAX_SHIFT; dy++) {
-      for (let dx = -MAX_SHIFT; dx <= MAX_SHIFT; dx++) {
+    // In cells: steps of about 8 px, and every other step's row and column of cells correlated, so that the search
+    // costs about the same at every working scale (about 6 ms at the usual 320x180, once per move).
+    const cellPx = CELL * this.scale;
+    const step = Math.max(1, Math.round(SHIFT_STEP_PX / cellPx));
+    const reach = step * Math.round(MAX_SHIFT_PX / (step * cellPx));
+    for (let dy = -reach; dy <= reach; dy += step) {
+      for (let dx = -reach; dx <= reach; dx += step) {
         if (dx === 0 && dy === 0) continue;
-        const c = this.correlate(dx, dy);
+        const c = this.correlate(dx, dy, 2 * step);
         if (c > best) {
           best = c;
           at = [dx * CELL * this.scale, dy * CELL * this.scale];
@@ -183,21 +198,21 @@ export class ViewCheck {
 
   /**
    * Normalised cross-correlation of the sum with the reference moved by (dx, dy) cells (the sum's cell (x, y) against
-   * the reference's (x - dx, y - dy): the picture moved by (dx, dy)), over the cells valid in both; 0 for under a
-   * quarter of the ROI's cells in common.
+   * the reference's (x - dx, y - dy): the picture moved by (dx, dy)), over the cells valid in both (every
+   * `stride`th row and column of them); 0 for under a quarter of the ROI's cells in common.
    */
-  private correlate(dx: number, dy: number): number {
+  private correlate(dx: number, dy: number, stride = 1): number {
     const { cw, ch, valid, ref, acc } = this;
     let n = 0, sa = 0, sr = 0, saa = 0, srr = 0, sar = 0;
-    for (let y = Math.max(0, dy); y < Math.min(ch, ch + dy); y++) {
-      for (let x = Math.max(0, dx); x < Math.min(cw, cw + dx); x++) {
+    for (let y = Math.max(0, dy); y < Math.min(ch, ch + dy); y += stride) {
+      for (let x = Math.max(0, dx); x < Math.min(cw, cw + dx); x += stride) {
         const i = y * cw + x, j = (y - dy) * cw + (x - dx);
         if (!valid[i] || !valid[j]) continue;
         const a = acc[i]!, r = ref[j]!;
         n++; sa += a; sr += r; saa += a * a; srr += r * r; sar += a * r;
       }
     }
-    if (n < this.validCount / 4) return 0;
+    if (n * stride * stride < this.validCount / 4) return 0;
     const cov = sar - (sa * sr) / n, va = saa - (sa * sa) / n, vr = srr - (sr * sr) / n;
     return va > 0 && vr > 0 ? cov / Math.sqrt(va * vr) : 0;
   }

@@ -96,7 +96,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       info: (m: string) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`),
       warn: (m: string) => process.stderr.write(`${new Date().toISOString()}  warning: ${m}\n`),
     };
-    for (const m of unusedKeys(config, values.config)) log.warn(m);
+    for (const m of unusedKeys(config, values.config, values.channel !== undefined)) log.warn(m);
     const daemon = await Daemon.start(config, {
       log,
       onEvent: (ev, totals) =>
@@ -177,14 +177,16 @@ function refuseIgnoredFlags(values: RunFlags, fileConfig: Config | undefined): v
  * Keys of a config file that the channel it picks does not read: said at start, not refused, since a config that
  * switches between channels keeps both (the same given as a flag is refused, see refuseIgnoredFlags).
  */
-export function unusedKeys(config: Config, file: string | undefined): string[] {
+export function unusedKeys(config: Config, file: string | undefined, channelFlag: boolean): string[] {
   const out: string[] = [];
   const where = file ?? 'the config';
+  const channel = channelFlag ? `${config.channel} (--channel ${config.channel})` : config.channel;
   if (config.channel !== 'zeromq' && config.zeromqEndpoint !== '') {
-    out.push(`${where}: zeromqEndpoint ${JSON.stringify(config.zeromqEndpoint)} is not used: the channel is ${config.channel}, and only the zeromq channel listens there (set "channel": "zeromq" to use it)`);
+    const fix = channelFlag ? 'give --channel zeromq to use it' : 'set "channel": "zeromq" to use it';
+    out.push(`${where}: zeromqEndpoint ${JSON.stringify(config.zeromqEndpoint)} is not used: the channel is ${channel}, and only the zeromq channel listens there (${fix})`);
   }
   if (config.channel !== 'ipc' && config.ipcSerialization !== DAEMON_DEFAULTS.ipcSerialization) {
-    out.push(`${where}: ipcSerialization ${JSON.stringify(config.ipcSerialization)} is not used: the channel is ${config.channel}, and only the ipc channel serializes frames that way`);
+    out.push(`${where}: ipcSerialization ${JSON.stringify(config.ipcSerialization)} is not used: the channel is ${channel}, and only the ipc channel serializes frames that way`);
   }
   return out;
 }

@@ -231,13 +231,7 @@ export class MjpegParser {
           this.#midLine = false;
           return false;
         }
-        if (found !== undefined) {
-          this.stats.boundaryMismatch = { declared: this.#declared!, found: found.slice(2) };
-          this.#delimiter = Buffer.from(found, 'latin1');
-          this.#skip(pos);
-          this.#midLine = false;
-          return true; // seekBoundary now reads the line as the delimiter
-        }
+        if (found !== undefined) return this.#adopt(found, pos);
       }
       const lf = view.indexOf(LF, pos);
       if (lf < 0 || lf >= end) break;
@@ -245,6 +239,17 @@ export class MjpegParser {
     }
     const lineStart = pos > 0 || !this.#midLine;
     if (at >= 0) {
+      // The declared delimiter may be the start of a longer token the stream uses ("--frame" of "--frame123").
+      const next = view[at + this.#delimiter!.length];
+      if (at === pos && lineStart && next !== undefined && next !== CR && next !== LF && next !== 0x20 && next !== 0x09) {
+        const found = this.#partDelimiterAt(view, at, view.length);
+        if (found === 'wait') {
+          this.#skip(at);
+          this.#midLine = false;
+          return false;
+        }
+        if (found !== undefined) return this.#adopt(found, at);
+      }
       this.#skip(at);
       this.#midLine = at > pos || !lineStart;
       return this.#readDelimiterLine();
@@ -254,6 +259,15 @@ export class MjpegParser {
     this.#skip(drop);
     this.#midLine = drop > pos || !lineStart;
     return false;
+  }
+
+  /** Takes `found` ("--token", at `pos` of the unconsumed bytes) as the stream's delimiter instead of the declared one. */
+  #adopt(found: string, pos: number): boolean {
+    this.stats.boundaryMismatch = { declared: this.#declared!, found: found.slice(2) };
+    this.#delimiter = Buffer.from(found, 'latin1');
+    this.#skip(pos);
+    this.#midLine = false;
+    return true; // seekBoundary now reads the line as the delimiter
   }
 
   /**
