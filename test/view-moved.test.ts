@@ -86,6 +86,22 @@ describe('the view check', () => {
     expect(run(60, () => planes(c)).length).toBeGreaterThan(0);
   });
 
+  it('does not judge a view with no lasting structure (noise only), whatever comes next', () => {
+    const W = 64, H = 48;
+    let seed = 1;
+    const noise = () => Float32Array.from({ length: W * H }, () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 200);
+    const planes = (v: Float32Array) => ({ r: v, g: v, b: v });
+    const check = new ViewCheck(W, H, new Uint8Array(W * H).fill(1), 4);
+    check.setReference(planes(noise()));
+    const seen: unknown[] = [];
+    for (let k = 0; k < 2000; k++) {
+      check.observe(planes(noise()), planes(noise()), k * 500);
+      seen.push(check.state());
+    }
+    // Judged, such a view scores about 0 at every check, and a score a little under its baseline's 0.35 reads as moved.
+    expect(seen.filter((s) => s !== undefined)).toEqual([]);
+  });
+
   it.each(['illumination-step', 'hard-shadows', 'dense'] as const)('does not take %s for a move', { timeout: 60_000 }, (scenario) => {
     const views = watch(scenario, 150);
     expect(views.filter((v) => v.view !== undefined).length).toBeGreaterThan(60);

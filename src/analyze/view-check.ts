@@ -33,6 +33,11 @@ const CONFIRM = 2;
 /** Shifts searched, full-resolution px each way, in steps of SHIFT_STEP_PX (625 shifts at any working scale). */
 const MAX_SHIFT_PX = 96;
 const SHIFT_STEP_PX = 8;
+/**
+ * A view whose baseline is under this has too little structure that stays (a bare road, a dark night at start-up)
+ * to tell a move from noise: it is not judged (state() says nothing).
+ */
+const MIN_BASELINE = 0.3;
 /** A check scoring at least this share of the baseline renews the reference from the learnt background. */
 const RENEW_SHARE = 0.8;
 /** A shifted reference names the shift when it scores this share of the baseline (a turn too far to see none). */
@@ -140,7 +145,7 @@ export class ViewCheck {
   }
 
   state(): ViewState | undefined {
-    if (!this.hasRef || !Number.isFinite(this.baseline)) return undefined;
+    if (!this.hasRef || !(this.baseline >= MIN_BASELINE)) return undefined;
     return {
       score: this.score,
       baseline: this.baseline,
@@ -158,6 +163,7 @@ export class ViewCheck {
       if (this.baselineScores.length === BASELINE_CHECKS) this.baseline = [...this.baselineScores].sort((a, b) => a - b)[1]!;
       return;
     }
+    if (!(this.baseline >= MIN_BASELINE)) return;
     if (s < MOVED_SHARE * this.baseline) {
       this.hits = 0;
       if (++this.misses >= CONFIRM && !this.moved) {
