@@ -2,8 +2,7 @@
 // it skips garbage, discards oversized parts and resyncs, and never holds much more than one part.
 import { describe, expect, it } from 'vitest';
 import { MjpegParser } from '../dist/src/source/mjpeg-parser.js';
-
-const enc = (s: string): Buffer => Buffer.from(s, 'latin1');
+import { enc, feed, part } from './helpers/mjpeg-stream.js';
 
 function jpegLike(n: number, size: number): Buffer {
   const b = Buffer.alloc(size);
@@ -13,21 +12,6 @@ function jpegLike(n: number, size: number): Buffer {
   b[size - 2] = 0xff;
   b[size - 1] = 0xd9;
   return b;
-}
-
-function part(body: Buffer, boundary: string, withLength: boolean): Buffer {
-  const headers = `--${boundary}\r\nContent-Type: image/jpeg\r\n${withLength ? `Content-Length: ${body.length}\r\n` : ''}\r\n`;
-  return Buffer.concat([enc(headers), body, enc('\r\n')]);
-}
-
-function feed(parser: MjpegParser, stream: Buffer, chunkSizes: (i: number) => number): Buffer[] {
-  const out: Buffer[] = [];
-  for (let off = 0, i = 0; off < stream.length; i++) {
-    const n = Math.max(1, chunkSizes(i));
-    for (const p of parser.push(stream.subarray(off, off + n))) out.push(Buffer.from(p));
-    off += n;
-  }
-  return out;
 }
 
 describe('MJPEG parser', () => {

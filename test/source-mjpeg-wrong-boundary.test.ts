@@ -6,22 +6,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { SourceError } from '../dist/src/errors.js';
 import { MjpegParser } from '../dist/src/source/mjpeg-parser.js';
 import { MjpegStreamSource } from '../dist/src/source/mjpeg-stream-source.js';
+import { enc, feed, part } from './helpers/mjpeg-stream.js';
 import { makeJpeg, startCamera, until } from './helpers/source-http.js';
-
-const enc = (s: string): Buffer => Buffer.from(s, 'latin1');
-
-function part(body: Buffer, boundary: string, withLength: boolean): Buffer {
-  const headers = `--${boundary}\r\nContent-Type: image/jpeg\r\n${withLength ? `Content-Length: ${body.length}\r\n` : ''}\r\n`;
-  return Buffer.concat([enc(headers), body, enc('\r\n')]);
-}
-
-function feed(parser: MjpegParser, stream: Buffer, chunk: number): Buffer[] {
-  const out: Buffer[] = [];
-  for (let off = 0; off < stream.length; off += chunk) {
-    for (const p of parser.push(stream.subarray(off, off + chunk))) out.push(Buffer.from(p));
-  }
-  return out;
-}
 
 describe('MJPEG parser, declared boundary not the one used', () => {
   const bodies = [makeJpeg(1), makeJpeg(2), makeJpeg(3)];
@@ -31,7 +17,7 @@ describe('MJPEG parser, declared boundary not the one used', () => {
       it(`reads the parts by the "--token" line that has part headers (${withLength ? 'with' : 'without'} Content-Length, ${chunk}-byte chunks)`, () => {
         const stream = Buffer.concat([enc('preamble\r\n--notapart\r\n\r\n'), ...bodies.map((b) => part(b, 'myboundary', withLength)), enc('--myboundary\r\n')]);
         const parser = new MjpegParser({ boundary: 'foo', maxPartBytes: 10_000 });
-        expect(feed(parser, stream, chunk)).toEqual(bodies);
+        expect(feed(parser, stream, () => chunk)).toEqual(bodies);
         expect(parser.stats.boundaryMismatch).toEqual({ declared: 'foo', found: 'myboundary' });
       });
     }
@@ -43,7 +29,7 @@ describe('MJPEG parser, declared boundary not the one used', () => {
       for (const withLength of [true, false]) {
         const stream = Buffer.concat([...bodies.map((b) => part(b, 'frame123', withLength)), enc('--frame123\r\n')]);
         const parser = new MjpegParser({ boundary: 'frame', maxPartBytes: 10_000 });
-        expect(feed(parser, stream, chunk)).toEqual(bodies);
+        expect(feed(parser, stream, () => chunk)).toEqual(bodies);
         expect(parser.stats.boundaryMismatch).toEqual({ declared: 'frame', found: 'frame123' });
       }
     });
@@ -60,7 +46,7 @@ describe('MJPEG parser, declared boundary not the one used', () => {
       enc('--foo\r\n'),
     ]);
     const parser = new MjpegParser({ boundary: 'foo', maxPartBytes: 10_000 });
-    expect(feed(parser, stream, 5)).toEqual([tricky, bodies[2], bodies[0]]);
+    expect(feed(parser, stream, () => 5)).toEqual([tricky, bodies[2], bodies[0]]);
     expect(parser.stats.boundaryMismatch).toBeUndefined();
   });
 
@@ -75,7 +61,7 @@ describe('MJPEG parser, declared boundary not the one used', () => {
     expect(maxBuffered).toBeLessThan(100);
     expect(parser.stats.delimiters).toBe(0);
     const stream = Buffer.concat([part(bodies[0], 'foo', true), part(bodies[1], 'other', true), enc('--foo\r\n')]);
-    expect(feed(parser, stream, 3)).toEqual([bodies[0]]);
+    expect(feed(parser, stream, () => 3)).toEqual([bodies[0]]);
     expect(parser.stats.boundaryMismatch).toBeUndefined();
   });
 });
