@@ -44,6 +44,11 @@ const INITIAL_BUFFER = 64 * 1024;
 /** A part header line: a field name (printable ASCII but the colon), then a colon. */
 const HEADER_LINE = /^[!-9;-~]+:/;
 
+/** Whether the byte after a delimiter's text ends it (line end or blank), not continues another token. */
+function endsDelimiter(b: number): boolean {
+  return b === CR || b === LF || b === 0x20 || b === 0x09;
+}
+
 /** Whether a trimmed line is a delimiter line "--token" (RFC 2046 length, no spaces; not a closing "--token--"). */
 function isDelimiterLine(line: string): boolean {
   return line.length > 2 && line.length <= MAX_BOUNDARY + 2 && /^--[!-~]+$/.test(line) && !line.endsWith('--');
@@ -200,8 +205,7 @@ export class MjpegParser {
       return false;
     }
     // "--boundary--" closes the multipart body; "--boundaryX" is some other token. Either way, keep looking.
-    const next = view[delim.length];
-    const isDelimiter = next === CR || next === LF || next === 0x20 || next === 0x09;
+    const isDelimiter = endsDelimiter(view[delim.length]!);
     this.#skip(lineEnd + 1);
     this.#midLine = false;
     if (!isDelimiter) return true;
@@ -225,13 +229,8 @@ export class MjpegParser {
     let pos = 0;
     while (pos < end) {
       if (view[pos] === DASH && (pos > 0 || !this.#midLine)) {
-        const found = this.#partDelimiterAt(view, pos, end);
-        if (found === 'wait') {
-          this.#skip(pos);
-          this.#midLine = false;
-          return false;
-        }
-        if (found !== undefined) return this.#adopt(found, pos);
+        const own = this.#tryOwnDelimiter(view, pos, end);
+        if (own !== undefined) return own;
       }
       const lf = view.indexOf(LF, pos);
       if (lf < 0 || lf >= end) break;
@@ -241,14 +240,9 @@ export class MjpegParser {
     if (at >= 0) {
       // The declared delimiter may be the start of a longer token the stream uses ("--frame" of "--frame123").
       const next = view[at + this.#delimiter!.length];
-      if (at === pos && lineStart && next !== undefined && next !== CR && next !== LF && next !== 0x20 && next !== 0x09) {
-        const found = this.#partDelimiterAt(view, at, view.length);
-        if (found === 'wait') {
-          this.#skip(at);
-          this.#midLine = false;
-          return false;
-        }
-        if (found !== undefined) return this.#adopt(found, at);
+      if (at === pos && lineStart && next !== undefined && !endsDelimiter(next)) {
+        const own = this.#tryOwnDelimiter(view, at, view.length);
+        if (own !== undefined) return own;
       }
       this.#skip(at);
       this.#midLine = at > pos || !lineStart;
@@ -261,13 +255,21 @@ export class MjpegParser {
     return false;
   }
 
-  /** Takes `found` ("--token", at `pos` of the unconsumed bytes) as the stream's delimiter instead of the declared one. */
-  #adopt(found: string, pos: number): boolean {
-    this.stats.boundaryMismatch = { declared: this.#declared!, found: found.slice(2) };
-    this.#delimiter = Buffer.from(found, 'latin1');
+  /**
+   * Judges the line at `pos` (see #partDelimiterAt): a "--token" line with part headers is taken as the stream's
+   * delimiter instead of the declared one (true: seekBoundary now reads it as the delimiter); false when that needs
+   * more bytes (kept from `pos`); undefined when it is not one (nothing consumed).
+   */
+  #tryOwnDelimiter(view: Buffer, pos: number, end: number): boolean | undefined {
+    const found = this.#partDelimiterAt(view, pos, end);
+    if (found === undefined) return undefined;
+    if (found !== 'wait') {
+      this.stats.boundaryMismatch = { declared: this.#declared!, found: found.slice(2) };
+      this.#delimiter = Buffer.from(found, 'latin1');
+    }
     this.#skip(pos);
     this.#midLine = false;
-    return true; // seekBoundary now reads the line as the delimiter
+    return found !== 'wait';
   }
 
   /**
