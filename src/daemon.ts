@@ -79,6 +79,8 @@ interface CameraPipeline {
   resizesLogged: number;
   /** When the log says a decode error again (see #consume); not reset by frames that decode in between. */
   readonly decodeLog: RepeatLog;
+  /** When the log says the source's error again: not at every poll while the camera stays down. */
+  readonly sourceLog: RepeatLog;
   /** Why the latest frame was not analysed (its decode or analyzer error); null once one is. */
   skipReason: string | null;
   /** Wall-clock time the latest frame was analysed (or the camera started), for the health warning below. */
@@ -120,8 +122,6 @@ export class Daemon implements AsyncDisposable {
   readonly #abort = new AbortController();
   readonly #loops: Promise<void>[] = [];
   #closing: Promise<void> | undefined;
-  /** Per camera, when the log says its source's error again: not at every poll while it stays down. */
-  readonly #sourceLog = new Map<string, RepeatLog>();
 
   private constructor(config: Config, opts: DaemonOptions, store: CountStore, channel: FrameChannel) {
     this.config = config;
@@ -161,10 +161,11 @@ export class Daemon implements AsyncDisposable {
     for (const [i, camera] of this.config.cameras.entries()) {
       this.#store.registerCamera({ id: camera.id, pollIntervalMs: camera.pollIntervalMs, lines: camera.lines });
       const stats = { id: camera.id, framesAnalysed: 0, decodeErrors: 0, decodeErrorsByCode: {}, dropped: 0, analyzerErrors: 0, lastFrameAt: null, lastError: null };
+      const sourceLog = new RepeatLog();
       const source = createSource(camera, {
-        onError: (err: TrafficCounterError) => this.#onSourceError(camera, err),
+        onError: (err: TrafficCounterError) => this.#onSourceError(camera, sourceLog, err),
         onRecover: (info: { afterFailures: number }) => {
-          this.#sourceLog.get(camera.id)?.reset();
+          sourceLog.reset();
           this.#log.info(`camera ${camera.id}: back after ${info.afterFailures} failed attempt(s)`);
         },
         onSlot: (timeMs: number) => this.#store.addFrameTicks(camera.id, timeMs, { expected: 1 }),
@@ -182,7 +183,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, resizesLogged: 0, decodeLog: new RepeatLog(), skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -218,12 +219,10 @@ export class Daemon implements AsyncDisposable {
     } while (await abortableSleep(PRUNE_EVERY_MS, signal));
   }
 
-  #onSourceError(camera: CameraConfig, err: TrafficCounterError): void {
+  #onSourceError(camera: CameraConfig, log: RepeatLog, err: TrafficCounterError): void {
     const p = this.#pipelines.get(camera.id);
     if (p) p.stats.lastError = err.message;
     this.#store.addFrameTicks(camera.id, Date.now(), { sourceErrors: 1 });
-    let log = this.#sourceLog.get(camera.id);
-    if (!log) this.#sourceLog.set(camera.id, (log = new RepeatLog()));
     const { say, since } = log.say(err.code);
     if (say) {
       // A warning while the camera streams (a boundary read anyway, an oversized part skipped) is not retried.
@@ -333,11 +332,16 @@ export class Daemon implements AsyncDisposable {
     return Date.now() - p.lastNewImageAt >= Math.max(p.camera.frozenAfterMs, 3 * p.camera.pollIntervalMs);
   }
 
+  /** A camera that answers but has had no frame analysed for a while, and why (`why`: the reason and its fix). */
+  #starvedMessage(p: CameraPipeline, why: string): string {
+    return `camera ${p.camera.id}: no frame analysed for ${Math.round((Date.now() - p.lastAnalysedAt) / 1000)} s although the camera answers: ${why}`;
+  }
+
   #frozenMessage(p: CameraPipeline): string {
     const s = Math.round((Date.now() - p.lastNewImageAt) / 1000);
     // Stuck on a picture that was refused: the refusal is what the user must hear, with its fix.
     if (p.latestImageUsable === false && p.skipReason !== null) {
-      return `camera ${p.camera.id}: no frame analysed for ${Math.round((Date.now() - p.lastAnalysedAt) / 1000)} s although the camera answers: it keeps sending one picture (for ${s} s), which cannot be analysed: ${p.skipReason}`;
+      return this.#starvedMessage(p, `it keeps sending one picture (for ${s} s), which cannot be analysed: ${p.skipReason}`);
     }
     return `camera ${p.camera.id}: no new image for ${s} s although it answers (the same image, or nothing new on the stream); nothing can be counted until it changes: check that the camera still updates its picture`;
   }
@@ -407,7 +411,7 @@ export class Daemon implements AsyncDisposable {
         const failing = stuckRefused || (!down && !frozen && (waiting || (refusal !== undefined && now - p.lastAnalysedAt > quietMs)));
         if (failing && !stuckRefused) {
           const why = p.skipReason ?? refusal?.message ?? `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); check the decoders`;
-          warnings.push({ message: `camera ${p.camera.id}: no frame analysed for ${Math.round((now - p.lastAnalysedAt) / 1000)} s although the camera answers: ${why}` });
+          warnings.push({ message: this.#starvedMessage(p, why) });
         }
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         const view = p.analyzer.viewState();
