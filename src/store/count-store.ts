@@ -82,6 +82,8 @@ interface FrameAgg {
 
 interface Statements {
   insertEvent: Statement;
+  pruneEvents: Statement;
+  cameraIds: Statement;
   upsertCounts: Record<Bucket, Statement>;
   upsertFrames: Record<Bucket, Statement>;
   zeroRows: Record<Bucket, Statement>;
@@ -127,7 +129,10 @@ function prepareStatements(db: Db): Statements {
        bbox_x, bbox_y, bbox_w, bbox_h, speed_px_s, frames_seen)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  return { insertEvent, upsertCounts, upsertFrames, zeroRows };
+  // The (camera_id, time_ms) index finds them without a scan of the table.
+  const pruneEvents = db.prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE camera_id = ? AND time_ms < ? ORDER BY time_ms LIMIT ?)');
+  const cameraIds = db.prepare('SELECT id FROM cameras ORDER BY id').pluck();
+  return { insertEvent, pruneEvents, cameraIds, upsertCounts, upsertFrames, zeroRows };
 }
 
 /**
@@ -440,16 +445,13 @@ export class CountStore implements AsyncDisposable {
     this.#checkOpen('pruneEvents');
     if (!Number.isFinite(beforeMs)) throw bad(`pruneEvents beforeMs: must be ms since the epoch, got ${String(beforeMs)}`);
     if (!(Number.isInteger(limit) && limit > 0)) throw bad(`pruneEvents limit: must be a positive integer, got ${String(limit)}`);
-    // The (camera_id, time_ms) index finds them without a scan of the table.
-    return this.#db
-      .prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE camera_id = ? AND time_ms < ? ORDER BY time_ms LIMIT ?)')
-      .run(cameraId, Math.floor(beforeMs), limit).changes;
+    return this.#stmts.pruneEvents.run(cameraId, Math.floor(beforeMs), limit).changes;
   }
 
   /** The camera ids the database holds (those registered by this or an earlier run). */
   cameraIds(): string[] {
     this.#checkOpen('cameraIds');
-    return (this.#db.prepare('SELECT id FROM cameras ORDER BY id').all() as { id: string }[]).map((r) => r.id);
+    return this.#stmts.cameraIds.all() as string[];
   }
 
   /** Queries what has been flushed so far, on this connection (same rows as queryCounts). */
