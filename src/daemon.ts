@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events';
 import type { Config, CameraConfig } from './config/config-types.js';
 import type { CrossingEvent, LineReach } from './analyze/analyzer-types.js';
 import { CameraAnalyzer } from './analyze/camera-analyzer.js';
-import { viewMovedMessage } from './analyze/view-check.js';
+import { FRAMES_TO_FIND_A_MOVE, viewMovedMessage } from './analyze/view-check.js';
 import { describeFrameSizeOptions, frameSizeOptions, type FrameSizeOptions } from './analyze/analyzer-options.js';
 import { createChannelFor } from './channel/create-channel.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
@@ -73,8 +73,14 @@ interface CameraPipeline {
   lastNewImageAt: number;
   /** Whether the log has said the camera froze (said once, until a new image comes). */
   frozenWarned: boolean;
-  /** Whether the log has said the camera's view moved (said once, until it is back). */
+  /**
+   * Whether the log has said the camera's view moved (said once, until it is back); meanwhile the frames received are
+   * marked moved in the store (frames_moved), and so are those analysed from the move's start to its finding.
+   */
   movedWarned: boolean;
+  /** Capture times of the latest analysed frames (a ring of FRAMES_TO_FIND_A_MOVE), for that mark; and how many were. */
+  readonly recentFrames: Float64Array;
+  recentCount: number;
   /** Changes of frame size the log has told (CameraAnalyzer.lastResize.count). */
   resizesLogged: number;
   /** When the log says a decode error again (see #consume); not reset by frames that decode in between. */
@@ -176,14 +182,14 @@ export class Daemon implements AsyncDisposable {
         // Not when the image it repeats was refused (see latestImageUsable).
         onUnchanged: (timeMs: number) => {
           const p = this.#pipelines.get(camera.id);
-          if (p?.latestImageUsable !== false) this.#store.addFrameTicks(camera.id, timeMs, { received: 1 });
+          if (p?.latestImageUsable !== false) this.#store.addFrameTicks(camera.id, timeMs, { received: 1, moved: p?.movedWarned ? 1 : 0 });
           if (p && !p.frozenWarned && this.#isFrozen(p)) {
             p.frozenWarned = true;
             this.#log.warn(this.#frozenMessage(p));
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, recentFrames: new Float64Array(FRAMES_TO_FIND_A_MOVE), recentCount: 0, resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -303,7 +309,8 @@ export class Daemon implements AsyncDisposable {
         }
         if (p.stats.framesAnalysed % REACH_CHECK_FRAMES === 0) this.#checkReach(p);
         this.#checkView(p);
-        this.#store.addFrameTicks(cameraId, f.capturedAt, { received: 1 });
+        this.#store.addFrameTicks(cameraId, f.capturedAt, { received: 1, moved: p.movedWarned ? 1 : 0 });
+        p.recentFrames[p.recentCount++ % p.recentFrames.length] = f.capturedAt;
       } catch (err) {
         p.stats.analyzerErrors++;
         p.stats.lastError = (err as Error).message;
@@ -357,7 +364,16 @@ export class Daemon implements AsyncDisposable {
     const moved = view.moved;
     if (moved === p.movedWarned) return;
     p.movedWarned = moved;
-    if (moved) this.#log.warn(viewMovedMessage(p.camera.id, view!));
+    if (moved) {
+      this.#log.warn(viewMovedMessage(p.camera.id, view!));
+      // The frames analysed since the move began (already stored as received) are marked too: their counts are
+      // as unreliable as the ones to come. Frames repeated by an unchanged answer in that time are not.
+      const since = view!.sinceMs ?? Infinity;
+      for (let k = Math.max(0, p.recentCount - p.recentFrames.length); k < p.recentCount; k++) {
+        const t = p.recentFrames[k % p.recentFrames.length]!;
+        if (t >= since) this.#store.addFrameTicks(p.camera.id, t, { moved: 1 });
+      }
+    }
     else this.#log.info(`camera ${p.camera.id}: the picture matches the view the ROI and lines were learnt on again`);
   }
 

@@ -3,8 +3,11 @@ import { expect, test } from 'vitest';
 import { formatCounts } from '../dist/src/store/index.js';
 import type { CountRow } from '../dist/src/store/index.js';
 
-function row(start: string, cameraId: string, lineId: string, inN: number, outN: number, received: number, expected: number): CountRow {
-  return { bucket: 'hour', start, cameraId, lineId, in: inN, out: outN, total: inN + outN, framesReceived: received, framesExpected: expected, uptime: expected ? Math.min(1, received / expected) : null };
+function row(start: string, cameraId: string, lineId: string, inN: number, outN: number, received: number, expected: number, moved = 0): CountRow {
+  return {
+    bucket: 'hour', start, cameraId, lineId, in: inN, out: outN, total: inN + outN, framesReceived: received, framesExpected: expected,
+    uptime: expected ? Math.min(1, received / expected) : null, framesMoved: moved, viewMoved: received ? moved / received : null,
+  };
 }
 
 const ROWS: CountRow[] = [
@@ -16,6 +19,7 @@ const ROWS: CountRow[] = [
 test('table: one header, aligned columns, uptime as a percentage or "-" when not monitored', () => {
   const lines = formatCounts(ROWS, 'table').trimEnd().split('\n');
   expect(lines).toHaveLength(2 + ROWS.length);
+  // No view moved in these rows: no column and no footnote for it.
   expect(lines[0]).toMatch(/^start \(UTC\)\s+camera\s+line\s+in\s+out\s+total\s+uptime$/);
   // Right-aligned numbers: every "total" cell ends at the same column as its header.
   const totalEnd = lines[0].indexOf('total') + 'total'.length;
@@ -37,7 +41,7 @@ test('csv: header, CRLF records, one record per row, empty uptime when not monit
   const csv = formatCounts(ROWS, 'csv');
   const records = csv.split('\r\n');
   expect(records.at(-1)).toBe(''); // final CRLF
-  expect(records[0]).toBe('bucket,start,camera,line,in,out,total,frames_received,frames_expected,uptime');
+  expect(records[0]).toBe('bucket,start,camera,line,in,out,total,frames_received,frames_expected,uptime,frames_moved,view_moved');
   const parsed = records.slice(1, -1).map((r) => r.split(','));
   expect(parsed.map((f) => [f[2], f[3], Number(f[6]), f[9]])).toEqual(ROWS.map((r) => [r.cameraId, r.lineId, r.total, r.uptime === null ? '' : String(r.uptime)]));
 });
@@ -45,4 +49,24 @@ test('csv: header, CRLF records, one record per row, empty uptime when not monit
 test('json: an array that parses back to the rows', () => {
   expect(JSON.parse(formatCounts(ROWS, 'json'))).toEqual(ROWS);
   expect(JSON.parse(formatCounts([], 'json'))).toEqual([]);
+});
+
+test('rows counted while the camera view had moved are marked in every format, with a note under the table', () => {
+  const rows = [
+    row('2024-05-01T08:00:00.000Z', 'cam2', 'a', 10, 12, 7200, 7200),
+    row('2024-05-01T09:00:00.000Z', 'cam2', 'a', 51, 3, 7000, 7200, 1750),
+    row('2024-05-01T10:00:00.000Z', 'cam2', 'a', 40, 2, 7200, 7200, 3),
+  ];
+  const lines = formatCounts(rows, 'table').trimEnd().split('\n');
+  expect(lines[0]).toMatch(/\suptime\s+view moved$/);
+  expect(lines[2]).toMatch(/100\.0%$/);
+  expect(lines[3]).toMatch(/25\.0% !$/);
+  // A few moved frames are never shown as 0.0%.
+  expect(lines[4]).toMatch(/0\.1% !$/);
+  expect(lines.at(-1)).toMatch(/^! view moved: in 2 of these rows.*unreliable/);
+
+  const csv = formatCounts(rows, 'csv').split('\r\n');
+  expect(csv[2]!.split(',').slice(10)).toEqual(['1750', '0.25']);
+  expect(csv[1]!.split(',').slice(10)).toEqual(['0', '0']);
+  expect(JSON.parse(formatCounts(rows, 'json'))[1]).toMatchObject({ framesMoved: 1750, viewMoved: 0.25 });
 });

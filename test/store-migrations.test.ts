@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Database } from '../dist/src/store/sqlite-driver.js';
 import { expect, onTestFinished, test } from 'vitest';
-import { CountStore, SCHEMA_VERSION, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
+import { CountStore, MIGRATIONS, SCHEMA_VERSION, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
 
 function tempDb(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-migrations-'));
@@ -59,4 +59,28 @@ test('a file that is not a SQLite database gives a store error naming the file',
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, 'this is not sqlite, just text that is long enough to fill a header page..........');
   expect(() => CountStore.open(file)).toThrow(expect.objectContaining({ code: 'TC_ERR_STORE', message: expect.stringContaining(file) }));
+});
+
+test('a database written before frames_moved (version 1) is read as it is, and upgraded by the daemon with its counts kept', () => {
+  const file = tempDb();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const old = new Database(file);
+  old.exec(MIGRATIONS[0]!);
+  old.pragma('user_version = 1');
+  const minute = Date.UTC(2024, 4, 1, 8, 0);
+  old.prepare("INSERT INTO counts_minute (camera_id, line_id, bucket_start_ms, in_count, out_count, in_car) VALUES ('cam', 'north', ?, 7, 3, 7)").run(minute);
+  old.prepare("INSERT INTO frames_minute (camera_id, bucket_start_ms, frames_expected, frames_received) VALUES ('cam', ?, 120, 90)").run(minute);
+  old.close();
+  const query = () => queryCounts(file, parseQueryParams({ bucket: 'minute' }, 'cli'));
+  const kept = { cameraId: 'cam', lineId: 'north', in: 7, out: 3, framesReceived: 90, framesExpected: 120, uptime: 0.75 };
+
+  // A query (read-only, never migrates) of the old file: no moved frames known.
+  expect(query()).toEqual([expect.objectContaining({ ...kept, framesMoved: 0, viewMoved: 0 })]);
+  const store = CountStore.open(file);
+  store.addFrameTicks('cam', minute + 5_000, { received: 10, moved: 10 });
+  store.close();
+  expect(query()).toEqual([expect.objectContaining({ ...kept, framesReceived: 100, uptime: 100 / 120, framesMoved: 10, viewMoved: 0.1 })]);
+  const db = new Database(file, { readonly: true });
+  onTestFinished(() => void db.close());
+  expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
 });

@@ -30,6 +30,8 @@ const BASELINE_CHECKS = 3;
 const MOVED_SHARE = 0.35;
 /** Checks in a row that must not match before the view is said to have moved (and match again to clear it). */
 const CONFIRM = 2;
+/** At most this many frames are analysed from a move's sinceMs to its finding (the checks in a row, and one more for where the move fell). */
+export const FRAMES_TO_FIND_A_MOVE = (CONFIRM + 1) * CHECK_FRAMES;
 /** Shifts searched, full-resolution px each way, in steps of SHIFT_STEP_PX (625 shifts at any working scale). */
 const MAX_SHIFT_PX = 96;
 const SHIFT_STEP_PX = 8;
@@ -51,7 +53,11 @@ export interface ViewState {
   readonly moved: boolean;
   /** When moved and the picture matches the start's shifted: how far, full-resolution px (x to the right, y down). */
   readonly shiftPx?: readonly [number, number];
-  /** Time (ms, the frames' clock) of the check that found it moved. */
+  /**
+   * When moved: the time (ms, the frames' clock) of the first frame of the first check that did not match, of the
+   * CONFIRM in a row that found it. The move came after the check before it, which matched: at most CHECK_FRAMES
+   * frames before this.
+   */
   readonly sinceMs?: number;
 }
 
@@ -74,6 +80,9 @@ export class ViewCheck {
   private moved = false;
   private shift: [number, number] | undefined;
   private sinceMs: number | undefined;
+  /** Time of the first frame summed into the check being gathered, and of the first of the latest misses in a row. */
+  private windowStartMs = NaN;
+  private firstMissMs = NaN;
 
   constructor(
     private readonly width: number,
@@ -133,6 +142,7 @@ export class ViewCheck {
   /** Takes one analysed frame in (`bg`: the background learnt so far); every CHECK_FRAMES frames, checks the view. */
   observe(cur: Planes, bg: Planes, tMs: number): void {
     if (!this.hasRef) return;
+    if (this.frames === 0) this.windowStartMs = tMs;
     this.addGradients(cur, this.acc);
     if (++this.frames < CHECK_FRAMES) return;
     this.check(tMs);
@@ -166,9 +176,10 @@ export class ViewCheck {
     if (!(this.baseline >= MIN_BASELINE)) return;
     if (s < MOVED_SHARE * this.baseline) {
       this.hits = 0;
+      if (this.misses === 0) this.firstMissMs = this.windowStartMs;
       if (++this.misses >= CONFIRM && !this.moved) {
         this.moved = true;
-        this.sinceMs = tMs;
+        this.sinceMs = this.firstMissMs;
         // Once, when the move is found: the search is 625 correlations (about 6 ms at the usual 320x180).
         this.shift = this.bestShift(s);
       }

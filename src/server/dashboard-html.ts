@@ -29,7 +29,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 </head>
 <body>
 <h1>traffic-counter</h1>
-<div class="muted">Last 60 minutes, minute buckets (UTC). Uptime = frames received / frames expected; a camera outage shows as low uptime, not as zero traffic. <span id="status"></span></div>
+<div class="muted">Last 60 minutes, minute buckets (UTC). Uptime = frames received / frames expected; a camera outage shows as low uptime, not as zero traffic. View moved = share of the frames taken while the camera's view did not match the one its ROI and lines were learnt on; those counts are unreliable. <span id="status"></span></div>
 <h2>Cameras</h2>
 <table id="cameras"><thead><tr><th>camera</th><th>status</th><th class="n">frames analysed</th><th>last frame (UTC)</th><th class="n">dropped</th><th class="n">decode errors</th></tr></thead><tbody></tbody></table>
 <ul id="warnings" class="warnings warn"></ul>
@@ -37,14 +37,19 @@ export const DASHBOARD_HTML = `<!doctype html>
 <div class="muted">The latest image of each camera, with its region of interest (blue) and counting lines (yellow; the arrow points the way counted as <em>in</em>). Check that they cover the road as you meant.</div>
 <div id="views"></div>
 <h2>Per line, last 60 minutes</h2>
-<table id="summary"><thead><tr><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th></tr></thead><tbody></tbody></table>
+<table id="summary"><thead><tr><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th><th class="n">view moved</th></tr></thead><tbody></tbody></table>
 <h2>Per minute</h2>
-<table id="minutes"><thead><tr><th>start (UTC)</th><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th></tr></thead><tbody></tbody></table>
+<table id="minutes"><thead><tr><th>start (UTC)</th><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th><th class="n">view moved</th></tr></thead><tbody></tbody></table>
 <script>
 'use strict';
 function pct(received, expected) {
   if (!expected) return '-';
   return (Math.min(1, received / expected) * 100).toFixed(1) + '%';
+}
+// Frames taken while the camera's view did not match its ROI's (turned, zoomed, blocked): those counts are unreliable.
+function movedCell(moved, received) {
+  if (!moved || !received) return { text: '', num: true };
+  return { text: Math.max(0.1, Math.min(1, moved / received) * 100).toFixed(1) + '%', num: true, down: true };
 }
 function fill(tbody, rows) {
   // textContent only: nothing from the API is ever parsed as HTML.
@@ -155,18 +160,20 @@ async function refresh() {
     const sums = new Map();
     for (const r of rows) {
       const key = r.cameraId + '\\u0000' + r.lineId;
-      const s = sums.get(key) || { cameraId: r.cameraId, lineId: r.lineId, in: 0, out: 0, received: 0, expected: 0 };
-      s.in += r.in; s.out += r.out; s.received += r.framesReceived; s.expected += r.framesExpected;
+      const s = sums.get(key) || { cameraId: r.cameraId, lineId: r.lineId, in: 0, out: 0, received: 0, expected: 0, moved: 0 };
+      s.in += r.in; s.out += r.out; s.received += r.framesReceived; s.expected += r.framesExpected; s.moved += r.framesMoved || 0;
       sums.set(key, s);
     }
     fill(document.querySelector('#summary tbody'), [...sums.values()].map((s) => [
       { text: s.cameraId }, { text: s.lineId }, { text: String(s.in), num: true }, { text: String(s.out), num: true },
       { text: String(s.in + s.out), num: true }, { text: pct(s.received, s.expected), num: true, down: s.expected > 0 && s.received / s.expected < 0.5 },
+      movedCell(s.moved, s.received),
     ]));
     fill(document.querySelector('#minutes tbody'), rows.slice().reverse().map((r) => [
       { text: r.start.slice(0, 16).replace('T', ' ') }, { text: r.cameraId }, { text: r.lineId },
       { text: String(r.in), num: true }, { text: String(r.out), num: true }, { text: String(r.total), num: true },
       { text: pct(r.framesReceived, r.framesExpected), num: true, down: r.uptime !== null && r.uptime < 0.5 },
+      movedCell(r.framesMoved || 0, r.framesReceived),
     ]));
     status.textContent = 'Updated ' + new Date().toLocaleTimeString() + '.';
   } catch (err) {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { Database } from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { QueryError, StoreError } from '../errors.js';
-import { checkNotNewer } from './migrations.js';
+import { checkNotNewer, schemaVersion } from './migrations.js';
 import { CLASS_COLUMNS, classColumn, echo, paramName, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
 import { VEHICLE_CLASSES } from '../analyze/analyzer-types.js';
 
@@ -17,17 +17,19 @@ interface RawRow {
   out_count: number;
   frames_received: number | null;
   frames_expected: number | null;
+  frames_moved: number | null;
   /** The CLASS_COLUMNS, by name. */
   [classColumn: string]: number | string | null;
 }
 
 // Every stored (camera, line, bucket) row: the store writes a zero row for each active line in every
-// bucket where the camera was monitored, so quiet buckets and outages appear with their uptime.
-function countSql(bucket: Bucket): string {
+// bucket where the camera was monitored, so quiet buckets and outages appear with their uptime. A database of
+// schema version 1 (before frames_moved) is read as it is: a reader never migrates, the daemon does.
+function countSql(bucket: Bucket, version: number): string {
   return `
 SELECT c.camera_id, c.line_id, c.bucket_start_ms, c.in_count, c.out_count,
        ${CLASS_COLUMNS.map((col) => `c.${col}`).join(', ')},
-       f.frames_received, f.frames_expected
+       f.frames_received, f.frames_expected, ${version >= 2 ? 'f.frames_moved' : '0 AS frames_moved'}
 FROM counts_${bucket} c
 LEFT JOIN frames_${bucket} f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
 WHERE (@camera IS NULL OR c.camera_id = @camera)
@@ -73,11 +75,14 @@ function checkKnownIds(db: Db, file: string, params: QueryParams, source: 'cli' 
 }
 
 /** Runs a count query on an open connection (read-only or the writer's own). */
-export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions = {}, cache?: Map<Bucket, Statement>): CountRow[] {
-  let stmt = cache?.get(params.bucket);
+export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions = {}, cache?: Map<string, Statement>): CountRow[] {
+  // The daemon may migrate the file while a reader holds it open: the version is read at each query.
+  const version = schemaVersion(db);
+  const key = `${params.bucket} ${version}`;
+  let stmt = cache?.get(key);
   if (!stmt) {
-    stmt = db.prepare(countSql(params.bucket));
-    cache?.set(params.bucket, stmt);
+    stmt = db.prepare(countSql(params.bucket, version));
+    cache?.set(key, stmt);
   }
   const maxRows = opts.maxRows;
   const raw = stmt.all({
@@ -96,6 +101,7 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
   return raw.map((r) => {
     const expected = r.frames_expected ?? 0;
     const received = r.frames_received ?? 0;
+    const moved = r.frames_moved ?? 0;
     return {
       bucket: params.bucket,
       start: new Date(r.bucket_start_ms).toISOString(),
@@ -107,6 +113,8 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
       framesReceived: received,
       framesExpected: expected,
       uptime: expected > 0 ? Math.min(1, received / expected) : null,
+      framesMoved: moved,
+      viewMoved: received > 0 ? Math.min(1, moved / received) : null,
       byClass: Object.fromEntries(
         VEHICLE_CLASSES.map((c) => [c, { in: r[classColumn('in', c)] as number, out: r[classColumn('out', c)] as number }]),
       ) as CountRow['byClass'],
@@ -117,7 +125,7 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
 export class CountReader {
   readonly file: string;
   #db: Db | undefined;
-  #stmts = new Map<Bucket, Statement>();
+  #stmts = new Map<string, Statement>();
   #closed = false;
 
   constructor(file: string) {

@@ -40,6 +40,8 @@ export interface FrameTickDelta {
   decodeErrors?: number;
   dropped?: number;
   sourceErrors?: number;
+  /** Frames received while the camera's view did not match the one its ROI and lines were learnt on. */
+  moved?: number;
 }
 
 export interface LineTotal {
@@ -65,8 +67,8 @@ export interface CountStoreStats {
 // per vehicle class, so class c's 'in' count sits at CLASS_OFFSET[c] and its 'out' count right after.
 const COUNT_COLS = ['in_count', 'out_count', ...CLASS_COLUMNS];
 const CLASS_OFFSET = Object.fromEntries(VEHICLE_CLASSES.map((c, k) => [c, 2 + 2 * k])) as Readonly<Record<VehicleClass, number>>;
-const FRAME_COLS = ['frames_expected', 'frames_received', 'decode_errors', 'dropped', 'source_errors'] as const;
-const FRAME_DELTA_KEYS = ['expected', 'received', 'decodeErrors', 'dropped', 'sourceErrors'] as const;
+const FRAME_COLS = ['frames_expected', 'frames_received', 'decode_errors', 'dropped', 'source_errors', 'frames_moved'] as const;
+const FRAME_DELTA_KEYS = ['expected', 'received', 'decodeErrors', 'dropped', 'sourceErrors', 'moved'] as const;
 
 interface CountAgg {
   cameraId: string;
@@ -152,7 +154,7 @@ export class CountStore implements AsyncDisposable {
   readonly #opts: Required<Omit<CountStoreOptions, 'onError'>>;
   readonly #onError: (err: Error) => void;
   readonly #timer: NodeJS.Timeout;
-  readonly #queryStmts = new Map<Bucket, Statement>();
+  readonly #queryStmts = new Map<string, Statement>();
 
   #events: CrossingEvent[] = [];
   #counts = new Map<string, CountAgg>();

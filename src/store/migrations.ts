@@ -26,6 +26,7 @@ const FRAME_COLUMNS = `
   decode_errors INTEGER NOT NULL DEFAULT 0,
   dropped INTEGER NOT NULL DEFAULT 0,
   source_errors INTEGER NOT NULL DEFAULT 0`;
+// Migration 2 adds frames_moved to every frames_ table.
 
 function rollupTables(bucket: 'minute' | 'hour' | 'day'): string {
   return `
@@ -86,6 +87,9 @@ ${rollupTables('minute')}
 ${rollupTables('hour')}
 ${rollupTables('day')}
 `,
+  // 2: frames analysed while the camera's view did not match the one its ROI and lines were learnt on (ViewCheck):
+  // the counts of such a bucket are unreliable, and a query says so.
+  ['minute', 'hour', 'day'].map((b) => `ALTER TABLE frames_${b} ADD COLUMN frames_moved INTEGER NOT NULL DEFAULT 0;`).join('\n'),
 ]);
 
 /** The schema version this build writes and understands. */

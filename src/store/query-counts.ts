@@ -49,6 +49,13 @@ export interface CountRow {
   readonly framesExpected: number;
   /** framesReceived / framesExpected capped at 1; null when no frame was expected (camera not monitored). */
   readonly uptime: number | null;
+  /**
+   * Frames received while the camera's view did not match the one its ROI and lines were learnt on (the camera
+   * was turned or zoomed, or its view blocked: see ViewCheck), and their share of framesReceived (null when none
+   * was received). The bucket's counts are unreliable where this is above 0.
+   */
+  readonly framesMoved: number;
+  readonly viewMoved: number | null;
   /** The in and out counts split by vehicle class; each direction's classes add up to its count. */
   readonly byClass: Readonly<Record<VehicleClass, { readonly in: number; readonly out: number }>>;
 }
