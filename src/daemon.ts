@@ -276,10 +276,11 @@ export class Daemon implements AsyncDisposable {
         p.skipReason = out.failure.message;
         if (seq === p.latestImageSeq) p.latestImageUsable = false;
         this.#store.addFrameTicks(cameraId, out.failure.capturedAt, { decodeErrors: 1 });
-        // Once per camera and code, then every 100th or after 10 minutes (see RepeatLog), while frames keep failing
-        // (not twice a second), also when good frames come in between (a camera sending every other frame cut short).
+        // Once per camera and code, then that code's every 100th or after 10 minutes (see RepeatLog), while frames
+        // keep failing (not twice a second), also when good frames come in between (a camera sending every other
+        // frame cut short) or another code does.
         if (p.decodeLog.say(out.failure.code).say) {
-          this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped (${p.stats.decodeErrors} so far; said again when it changes, every 100th or after 10 minutes)`);
+          this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped (${p.stats.decodeErrors} so far; this error is said again at its 100th time since or after 10 minutes)`);
         }
         continue;
       }
