@@ -163,7 +163,7 @@ export class Daemon implements AsyncDisposable {
       const stats = { id: camera.id, framesAnalysed: 0, decodeErrors: 0, decodeErrorsByCode: {}, dropped: 0, analyzerErrors: 0, lastFrameAt: null, lastError: null };
       const sourceLog = new RepeatLog();
       const source = createSource(camera, {
-        onError: (err: TrafficCounterError) => this.#onSourceError(camera, sourceLog, err),
+        onError: (err: TrafficCounterError, kind: 'failure' | 'warning') => this.#onSourceError(camera, sourceLog, err, kind),
         onRecover: (info: { afterFailures: number }) => {
           sourceLog.reset();
           this.#log.info(`camera ${camera.id}: back after ${info.afterFailures} failed attempt(s)`);
@@ -219,16 +219,17 @@ export class Daemon implements AsyncDisposable {
     } while (await abortableSleep(PRUNE_EVERY_MS, signal));
   }
 
-  #onSourceError(camera: CameraConfig, log: RepeatLog, err: TrafficCounterError): void {
+  #onSourceError(camera: CameraConfig, log: RepeatLog, err: TrafficCounterError, kind: 'failure' | 'warning'): void {
     const p = this.#pipelines.get(camera.id);
     if (p) p.stats.lastError = err.message;
     this.#store.addFrameTicks(camera.id, Date.now(), { sourceErrors: 1 });
     const { say, since } = log.say(err.code);
     if (say) {
-      // A warning while the camera streams (a boundary read anyway, an oversized part skipped) is not retried.
-      const retrying = (p?.source.stats().consecutiveFailures ?? 0) > 0;
+      // A warning (a boundary read anyway, an oversized part skipped) is not retried, also when it comes during a
+      // failure streak, before the stream has delivered a frame.
+      const retrying = kind === 'failure' ? '; retrying with backoff' : '';
       const again = since > 1 ? ` (${since} times since it was last said)` : '';
-      this.#log.warn(`${err.message} [${err.code}]${retrying ? '; retrying with backoff' : ''}${again}`);
+      this.#log.warn(`${err.message} [${err.code}]${retrying}${again}`);
     }
   }
 
