@@ -158,6 +158,7 @@ export class Daemon implements AsyncDisposable {
   }
 
   #begin(analyzers: readonly CameraAnalyzer[]): void {
+    this.#warnRenamedInCase();
     for (const [i, camera] of this.config.cameras.entries()) {
       this.#store.registerCamera({ id: camera.id, pollIntervalMs: camera.pollIntervalMs, lines: camera.lines });
       const stats = { id: camera.id, framesAnalysed: 0, decodeErrors: 0, decodeErrorsByCode: {}, dropped: 0, analyzerErrors: 0, lastFrameAt: null, lastError: null };
@@ -189,6 +190,27 @@ export class Daemon implements AsyncDisposable {
     }
     this.#loops.push(this.#consume());
     if (this.config.eventRetentionDays > 0) this.#loops.push(this.#pruneLoop(this.config.eventRetentionDays));
+  }
+
+  /**
+   * A camera renamed only in case between runs (cam1, now Cam1) leaves its counts under the old id, which the
+   * database, the API and `query` tell apart by case: two cameras where the user meant one. Said once at start;
+   * nothing is renamed (the user may mean two cameras, or want the old counts kept as they are).
+   */
+  #warnRenamedInCase(): void {
+    const stored = this.#store.cameraIds();
+    for (const [i, camera] of this.config.cameras.entries()) {
+      const lower = camera.id.toLowerCase();
+      for (const old of stored) {
+        if (old === camera.id || old.toLowerCase() !== lower) continue;
+        this.#log.warn(
+          `camera ${camera.id}: the database ${this.config.db} already holds camera "${old}", the same id but for case ` +
+            `(renamed between runs?); the two are counted apart, so the API and \`query\` show two cameras: ` +
+            `set cameras[${i}].id back to "${old}" to go on counting under it, or read its history with ` +
+            `\`traffic-counter query --db ${this.config.db} --bucket day --camera ${old}\``,
+        );
+      }
+    }
   }
 
   /**
