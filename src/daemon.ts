@@ -164,12 +164,13 @@ export class Daemon implements AsyncDisposable {
   }
 
   #begin(analyzers: readonly CameraAnalyzer[]): void {
+    this.#warnRenamedInCase();
     for (const [i, camera] of this.config.cameras.entries()) {
       this.#store.registerCamera({ id: camera.id, pollIntervalMs: camera.pollIntervalMs, lines: camera.lines });
       const stats = { id: camera.id, framesAnalysed: 0, decodeErrors: 0, decodeErrorsByCode: {}, dropped: 0, analyzerErrors: 0, lastFrameAt: null, lastError: null };
       const sourceLog = new RepeatLog();
       const source = createSource(camera, {
-        onError: (err: TrafficCounterError) => this.#onSourceError(camera, sourceLog, err),
+        onError: (err: TrafficCounterError, kind: 'failure' | 'warning') => this.#onSourceError(camera, sourceLog, err, kind),
         onRecover: (info: { afterFailures: number }) => {
           sourceLog.reset();
           this.#log.info(`camera ${camera.id}: back after ${info.afterFailures} failed attempt(s)`);
@@ -195,6 +196,28 @@ export class Daemon implements AsyncDisposable {
     }
     this.#loops.push(this.#consume());
     if (this.config.eventRetentionDays > 0) this.#loops.push(this.#pruneLoop(this.config.eventRetentionDays));
+  }
+
+  /**
+   * A camera renamed only in case between runs (cam1, now Cam1) leaves its counts under the old id, which the
+   * database, the API and `query` tell apart by case: two cameras where the user meant one. Said once at start;
+   * nothing is renamed (the user may mean two cameras, or want the old counts kept as they are).
+   */
+  #warnRenamedInCase(): void {
+    // By lower case: one pass over each list, not every pair (a config may hold thousands of cameras).
+    const stored = new Map<string, string[]>();
+    for (const id of this.#store.cameraIds()) stored.set(id.toLowerCase(), [...(stored.get(id.toLowerCase()) ?? []), id]);
+    for (const [i, camera] of this.config.cameras.entries()) {
+      for (const old of stored.get(camera.id.toLowerCase()) ?? []) {
+        if (old === camera.id) continue;
+        this.#log.warn(
+          `camera ${camera.id}: the database ${this.config.db} already holds camera "${old}", the same id but for case ` +
+            `(renamed between runs?); the two are counted apart, so the API and \`query\` show two cameras: ` +
+            `set cameras[${i}].id back to "${old}" to go on counting under it, or read its history with ` +
+            `\`traffic-counter query --db ${this.config.db} --bucket day --camera ${old}\``,
+        );
+      }
+    }
   }
 
   /**
@@ -225,16 +248,17 @@ export class Daemon implements AsyncDisposable {
     } while (await abortableSleep(PRUNE_EVERY_MS, signal));
   }
 
-  #onSourceError(camera: CameraConfig, log: RepeatLog, err: TrafficCounterError): void {
+  #onSourceError(camera: CameraConfig, log: RepeatLog, err: TrafficCounterError, kind: 'failure' | 'warning'): void {
     const p = this.#pipelines.get(camera.id);
     if (p) p.stats.lastError = err.message;
     this.#store.addFrameTicks(camera.id, Date.now(), { sourceErrors: 1 });
     const { say, since } = log.say(err.code);
     if (say) {
-      // A warning while the camera streams (a boundary read anyway, an oversized part skipped) is not retried.
-      const retrying = (p?.source.stats().consecutiveFailures ?? 0) > 0;
+      // A warning (a boundary read anyway, an oversized part skipped) is not retried, also when it comes during a
+      // failure streak, before the stream has delivered a frame.
+      const retrying = kind === 'failure' ? '; retrying with backoff' : '';
       const again = since > 1 ? ` (${since} times since it was last said)` : '';
-      this.#log.warn(`${err.message} [${err.code}]${retrying ? '; retrying with backoff' : ''}${again}`);
+      this.#log.warn(`${err.message} [${err.code}]${retrying}${again}`);
     }
   }
 
@@ -282,10 +306,11 @@ export class Daemon implements AsyncDisposable {
         p.skipReason = out.failure.message;
         if (seq === p.latestImageSeq) p.latestImageUsable = false;
         this.#store.addFrameTicks(cameraId, out.failure.capturedAt, { decodeErrors: 1 });
-        // Once per camera and code, then every 100th or after 10 minutes (see RepeatLog), while frames keep failing
-        // (not twice a second), also when good frames come in between (a camera sending every other frame cut short).
+        // Once per camera and code, then that code's every 100th or after 10 minutes (see RepeatLog), while frames
+        // keep failing (not twice a second), also when good frames come in between (a camera sending every other
+        // frame cut short) or another code does.
         if (p.decodeLog.say(out.failure.code).say) {
-          this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped (${p.stats.decodeErrors} so far; said again when it changes, every 100th or after 10 minutes)`);
+          this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped (${p.stats.decodeErrors} so far; this error is said again at its 100th time since or after 10 minutes)`);
         }
         continue;
       }

@@ -13,10 +13,23 @@ function picture(k: number): Buffer {
   return Buffer.from(jpeg.encode({ data: new Uint8Array(64 * 48 * 4).fill((k * 37) % 250), width: 64, height: 48 }, 90).data);
 }
 
-/** A daemon reading one MJPEG camera whose parts `body(k)` returns, one every 100 ms; with its warnings. */
-async function startDaemon(contentType: string, body: (k: number) => Buffer, camera: Record<string, unknown> = {}) {
+/** A part delimited with "--myboundary", whatever boundary the stream declares. */
+function wrongBoundaryPart(k: number): Buffer {
+  const image = picture(k);
+  return Buffer.concat([Buffer.from(`--myboundary\r\nContent-Type: image/jpeg\r\nContent-Length: ${image.length}\r\n\r\n`), image, Buffer.from('\r\n')]);
+}
+
+/**
+ * A daemon reading one MJPEG camera whose parts `body(k)` returns, one every 100 ms, after answering its first
+ * `unavailable` requests with HTTP 503; with its warnings.
+ */
+async function startDaemon(contentType: string, body: (k: number) => Buffer, camera: Record<string, unknown> = {}, unavailable = 0) {
   let k = 0;
-  const cam = await startCamera((_req, res) => {
+  const cam = await startCamera((_req, res, n) => {
+    if (n < unavailable) {
+      res.writeHead(503).end();
+      return;
+    }
     res.writeHead(200, { 'content-type': contentType });
     const timer = setInterval(() => res.write(body(k++)), 100);
     res.on('close', () => clearInterval(timer));
@@ -35,16 +48,25 @@ async function startDaemon(contentType: string, body: (k: number) => Buffer, cam
 }
 
 it('reads a stream whose parts use another boundary than declared, and says so once', { timeout: 30_000 }, async () => {
-  const { daemon, warned, cam } = await startDaemon('multipart/x-mixed-replace; boundary=foo', (k) => {
-    const image = picture(k);
-    return Buffer.concat([Buffer.from(`--myboundary\r\nContent-Type: image/jpeg\r\nContent-Length: ${image.length}\r\n\r\n`), image, Buffer.from('\r\n')]);
-  });
+  const { daemon, warned, cam } = await startDaemon('multipart/x-mixed-replace; boundary=foo', wrongBoundaryPart);
   await until(() => daemon.stats().cameras[0]!.framesAnalysed >= 10);
 
   expect(warned).toHaveLength(1);
   expect(warned[0]).toMatch(/^camera gate: GET .*"foo".* "--myboundary"; frames are read with "--myboundary" anyway \(fix the camera's firmware or stream URL so that both agree\) \[TC_ERR_SOURCE_BOUNDARY\]$/);
   expect(daemon.stats().cameras[0]!.status).not.toBe('down');
   expect(cam.requests).toHaveLength(1);
+});
+
+it('says "retrying with backoff" of the failed attempt only, not of a warning that comes before the stream is back', { timeout: 30_000 }, async () => {
+  // The first request is refused; the second streams, with another boundary than declared: that warning comes
+  // while the failure streak is not over yet (no frame delivered), but nothing is retried for it.
+  const { daemon, warned, cam } = await startDaemon('multipart/x-mixed-replace; boundary=foo', wrongBoundaryPart, { backoffInitialMs: 10, backoffMaxMs: 40 }, 1);
+  await until(() => daemon.stats().cameras[0]!.framesAnalysed >= 10);
+
+  expect(warned, JSON.stringify(warned)).toHaveLength(2);
+  expect(warned[0]).toMatch(/^camera gate: GET .* answered HTTP 503 .*\[TC_ERR_SOURCE_HTTP\]; retrying with backoff$/);
+  expect(warned[1]).toMatch(/^camera gate: GET .*; frames are read with "--myboundary" anyway .*\[TC_ERR_SOURCE_BOUNDARY\]$/);
+  expect(cam.requests).toHaveLength(2);
 });
 
 it('says once that every part is over maxBodyBytes, not TC_ERR_SOURCE_TOO_LARGE and TC_ERR_SOURCE_STREAM by turns', { timeout: 30_000 }, async () => {

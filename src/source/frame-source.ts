@@ -37,8 +37,12 @@ export interface FrameSource extends AsyncDisposable {
 }
 
 export interface SourceEvents {
-  /** A transient failure; the source keeps retrying with backoff. */
-  onError?(err: SourceError): void;
+  /**
+   * A problem with the camera. `kind` 'failure': an attempt failed, and the source retries with backoff;
+   * 'warning': a problem it goes on past without retrying (an MJPEG boundary read anyway, an oversized part
+   * skipped, an unreadable file in a replay).
+   */
+  onError?(err: SourceError, kind: 'failure' | 'warning'): void;
   /** The first success after one or more failures. */
   onRecover?(info: { afterFailures: number }): void;
 }

@@ -25,14 +25,14 @@ export class SourceStatsRecorder {
   }
 
   /** Counts a failed attempt and tells the listener; `retryMs` is the backoff chosen for it. */
-  failure(err: SourceError, retryMs?: number): void {
+  failure(err: SourceError, retryMs: number): void {
     const s = this.s;
     s.errors++;
     s.errorsByCode[err.code] = (s.errorsByCode[err.code] ?? 0) + 1;
     s.lastError = { code: err.code, message: err.message, at: this.#now() };
     s.consecutiveFailures++;
     s.nextRetryMs = retryMs;
-    this.#call(() => this.#events.onError?.(err));
+    this.#call(() => this.#events.onError?.(err, 'failure'));
   }
 
   /** A problem that is not a failed attempt (e.g. one oversized MJPEG part): counted and reported, no backoff. */
@@ -41,7 +41,7 @@ export class SourceStatsRecorder {
     s.errors++;
     s.errorsByCode[err.code] = (s.errorsByCode[err.code] ?? 0) + 1;
     s.lastError = { code: err.code, message: err.message, at: this.#now() };
-    this.#call(() => this.#events.onError?.(err));
+    this.#call(() => this.#events.onError?.(err, 'warning'));
   }
 
   /** The camera answered properly; ends a failure streak. */

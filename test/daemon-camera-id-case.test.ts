@@ -1,0 +1,44 @@
+// A camera renamed only in case between runs (cam1, now Cam1) leaves its counts under the old id, which the
+// database, the API and `query` tell apart by case: two cameras where the user meant one. The daemon says so once
+// at start, naming both ids and the fix; it renames nothing.
+import { join } from 'node:path';
+import { expect, it, onTestFinished } from 'vitest';
+import { Daemon } from '../dist/src/daemon.js';
+import { validateConfig } from '../dist/src/config/validate-config.js';
+import { CountStore } from '../dist/src/store/index.js';
+import { makeJpeg, startCamera } from './helpers/source-http.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+const line = { id: 'north', from: [0, 8], to: [16, 8] };
+
+/** Starts a daemon on `db` with one camera `id`; returns what it warned at start. */
+async function warningsAtStart(db: string, id: string, url: string): Promise<string[]> {
+  const config = validateConfig({ db, cameras: [{ id, url, pollIntervalMs: 1000, roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [line] }] });
+  const warned: string[] = [];
+  const daemon = await Daemon.start(config, { log: { info: () => {}, warn: (m: string) => warned.push(m) } });
+  onTestFinished(() => daemon.close());
+  await daemon.close();
+  return warned;
+}
+
+it('warns once at start when the database holds a configured camera id in another case, renaming nothing', { timeout: 30_000 }, async () => {
+  const db = join(tempDir(), 'counts.db');
+  const store = CountStore.open(db);
+  for (const id of ['cam1', 'old']) store.registerCamera({ id, pollIntervalMs: 1000, lines: [line] });
+  await store.close();
+  const cam = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(1)));
+
+  // The same id as before, and an unconfigured one the database keeps (cameras come and go): nothing to say.
+  expect(await warningsAtStart(db, 'cam1', cam.url)).toEqual([]);
+
+  const warned = await warningsAtStart(db, 'Cam1', cam.url);
+  expect(warned).toEqual([
+    `camera Cam1: the database ${db} already holds camera "cam1", the same id but for case (renamed between runs?); ` +
+      'the two are counted apart, so the API and `query` show two cameras: set cameras[0].id back to "cam1" to go on ' +
+      `counting under it, or read its history with \`traffic-counter query --db ${db} --bucket day --camera cam1\``,
+  ]);
+  // Nothing renamed: both ids stay, each with its own counts.
+  const after = CountStore.open(db);
+  expect(after.cameraIds()).toEqual(['Cam1', 'cam1', 'old']);
+  await after.close();
+});
