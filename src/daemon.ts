@@ -23,6 +23,8 @@ export interface DaemonLogger {
 
 export interface DaemonOptions {
   readonly log?: DaemonLogger;
+  /** The window over which a camera's frames dropped before analysis are judged (ms, default 60 s; tests shorten it). */
+  readonly loadWindowMs?: number;
   readonly onEvent?: (event: CrossingEvent, totals: { in: number; out: number }) => void;
 }
 
@@ -78,6 +80,11 @@ interface CameraPipeline {
    * marked moved in the store (frames_moved), and so are those analysed from the move's start to its finding.
    */
   movedWarned: boolean;
+  /**
+   * Frames analysed, and dropped by the channel, in the current window (from `startAt`, wall clock) and the latest
+   * whole one (ended at `endAt`); `behind`: whether the log said the daemon cannot keep up with this camera.
+   */
+  readonly load: { startAt: number; analysed: number; dropped: number; last: { analysed: number; dropped: number; endAt: number } | null; behind: boolean };
   /** Capture times of the latest analysed frames (a ring of FRAMES_TO_FIND_A_MOVE), for that mark; and how many were. */
   readonly recentFrames: Float64Array;
   recentCount: number;
@@ -116,12 +123,23 @@ const PRUNE_BATCH = 5_000;
 /** Analysed frames between two checks of the ROI's reach around the lines. */
 const REACH_CHECK_FRAMES = 60;
 
+/**
+ * A camera whose frames the channel drops (the decoders or the analyzer cannot keep up) is judged over windows of
+ * this long (DaemonOptions.loadWindowMs): it is behind when at least BEHIND_SHARE of a window's frames were dropped, and keeps up again when
+ * under half of that.
+ */
+const LOAD_WINDOW_MS = 60_000;
+const BEHIND_SHARE = 0.2;
+/** Fewer frames than this in a window are not judged. */
+const LOAD_MIN_FRAMES = 10;
+
 const SILENT: DaemonLogger = { info() {}, warn() {} };
 
 export class Daemon implements AsyncDisposable {
   readonly config: Config;
   readonly #log: DaemonLogger;
   readonly #opts: DaemonOptions;
+  readonly #loadWindowMs: number;
   readonly #store: CountStore;
   readonly #channel: FrameChannel;
   readonly #pipelines = new Map<string, CameraPipeline>();
@@ -133,6 +151,7 @@ export class Daemon implements AsyncDisposable {
     this.config = config;
     this.#opts = opts;
     this.#log = opts.log ?? SILENT;
+    this.#loadWindowMs = opts.loadWindowMs ?? LOAD_WINDOW_MS;
     this.#store = store;
     this.#channel = channel;
     // Each camera's source listens once on this signal: with over ten cameras that is expected, not a leak,
@@ -190,7 +209,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, recentFrames: new Float64Array(FRAMES_TO_FIND_A_MOVE), recentCount: 0, resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, recentFrames: new Float64Array(FRAMES_TO_FIND_A_MOVE), recentCount: 0, load: { startAt: Date.now(), analysed: 0, dropped: 0, last: null, behind: false }, resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -298,6 +317,7 @@ export class Daemon implements AsyncDisposable {
       if (gap > 0) {
         p.stats.dropped += gap;
         this.#store.addFrameTicks(cameraId, Date.now(), { dropped: gap });
+        this.#countLoad(p, 'dropped', gap);
       }
       if (out.kind === 'error') {
         p.stats.decodeErrors++;
@@ -323,6 +343,7 @@ export class Daemon implements AsyncDisposable {
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
         p.stats.framesAnalysed++;
+        this.#countLoad(p, 'analysed', 1);
         p.stats.lastFrameAt = f.capturedAt;
         p.lastAnalysedAt = Date.now();
         p.waitingSince = null;
@@ -376,6 +397,47 @@ export class Daemon implements AsyncDisposable {
       return this.#starvedMessage(p, `it keeps sending one picture (for ${s} s), which cannot be analysed: ${p.skipReason}`);
     }
     return `camera ${p.camera.id}: no new image for ${s} s although it answers (the same image, or nothing new on the stream); nothing can be counted until it changes: check that the camera still updates its picture`;
+  }
+
+  /** Counts frames analysed or dropped in the camera's load window; at a window's end, says whether it is behind. */
+  #countLoad(p: CameraPipeline, kind: 'analysed' | 'dropped', n: number): void {
+    const l = p.load;
+    const now = Date.now();
+    if (now - l.startAt >= this.#loadWindowMs) {
+      l.last = { analysed: l.analysed, dropped: l.dropped, endAt: now };
+      l.startAt = now;
+      l.analysed = l.dropped = 0;
+      const share = this.#droppedShare(p, now);
+      if (share !== undefined && !l.behind && share >= BEHIND_SHARE) {
+        l.behind = true;
+        this.#log.warn(this.#behindMessage(p));
+      } else if (share !== undefined && l.behind && share < BEHIND_SHARE / 2) {
+        l.behind = false;
+        this.#log.info(`camera ${p.camera.id}: the daemon keeps up with it again (${Math.round(share * 100)}% of its frames dropped in the last ${this.#loadWindowMs / 1000} s)`);
+      }
+    }
+    l[kind] += n;
+  }
+
+  /** The share of the latest whole load window's frames that were dropped; undefined when too few, or too long ago. */
+  #droppedShare(p: CameraPipeline, now = Date.now()): number | undefined {
+    const last = p.load.last;
+    if (!last || now - last.endAt > 2 * this.#loadWindowMs) return undefined;
+    const all = last.analysed + last.dropped;
+    return all >= LOAD_MIN_FRAMES ? last.dropped / all : undefined;
+  }
+
+  #behindMessage(p: CameraPipeline): string {
+    const last = p.load.last!;
+    const all = last.analysed + last.dropped;
+    const c = this.config;
+    const rate = (n: number): string => (n / (this.#loadWindowMs / 1000)).toFixed(1);
+    return (
+      `camera ${p.camera.id}: the daemon cannot keep up: ${last.dropped} of its ${all} frames (${Math.round((100 * last.dropped) / all)}%) in ` +
+      `the last ${this.#loadWindowMs / 1000} s were dropped before analysis, so it counts from ${rate(last.analysed)} frames/s instead of ` +
+      `${rate(all)}, which costs accuracy (see "Accuracy" in the README); give it more decoders (\`decoders\`, now ${c.decoders}), a larger ` +
+      `\`decodeScale\` (now ${c.decodeScale}) or a faster \`decoder\` (now ${c.decoder}; jpeg-turbo is the fastest), or count fewer cameras in this daemon`
+    );
   }
 
   /** Says when the camera's view moved away from the one its ROI was learnt on, once, and when it is back. */
@@ -454,6 +516,7 @@ export class Daemon implements AsyncDisposable {
           const why = p.skipReason ?? refusal?.message ?? `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); check the decoders`;
           warnings.push({ message: this.#starvedMessage(p, why) });
         }
+        if (p.load.behind && this.#droppedShare(p, now) !== undefined) warnings.push({ message: this.#behindMessage(p) });
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         const view = p.analyzer.viewState();
         if (view?.moved) warnings.push({ message: viewMovedMessage(p.camera.id, view) });

@@ -454,7 +454,8 @@ function inProcessLink(): Link {
   const queue = new InFlightQueue(64);
   const jf = { cameraId: 'c', seq: 0, capturedAt: 0, jpeg: new Uint8Array(1) };
   const handOff = async (): Promise<bigint> => {
-    const e = queue.push(jf, LIMITS);
+    // Never full (one frame in flight of 64), so never undefined.
+    const e = queue.push(jf, LIMITS)!;
     const next = queue.next();
     const t0 = hrNow();
     queue.complete(e.id, { kind: 'frame', frame: { cameraId: 'c', seq: 0, capturedAt: 0, width: 1280, height: 720, scale: 1, data: frame, decodeMs: 0, release() {} } });

@@ -12,7 +12,7 @@ import { ZeromqChannel } from './zeromq-channel.js';
 export type ChannelName = 'ipc' | 'zeromq' | 'shared';
 
 export interface CreateChannelOptions {
-  /** Frames in flight before the oldest is dropped. */
+  /** Frames in flight before one is dropped (see InFlightQueue). */
   readonly maxInFlight: number;
   /** Decoder processes (ipc, zeromq local) or threads (shared). */
   readonly decoders: number;

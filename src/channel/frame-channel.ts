@@ -10,7 +10,7 @@ export interface ChannelStats {
   submitted: number;
   /** Frames decoded and delivered to the consumer. */
   delivered: number;
-  /** Frames dropped because the consumer or the decoders fell behind (oldest first). */
+  /** Frames dropped because the consumer or the decoders fell behind (see InFlightQueue's policy). */
   dropped: number;
   /** JPEGs the decoder rejected (corrupt, not JPEG, too large). */
   decodeErrors: number;
@@ -21,7 +21,7 @@ export interface ChannelStats {
 }
 
 export interface FrameChannelOptions {
-  /** Maximum frames in flight (queued for decode, decoding, or decoded but undelivered). Beyond it the oldest is dropped. */
+  /** Maximum frames in flight (queued for decode, decoding, or decoded but undelivered). Beyond it one is dropped (see InFlightQueue). */
   readonly maxInFlight: number;
   /** Number of decoder processes/threads. */
   readonly decoders: number;
@@ -33,7 +33,8 @@ export interface FrameChannelOptions {
 /**
  * Moves JPEGs to decoders and decoded frames back to the analyzer.
  * Backpressure policy: at most `maxInFlight` frames are in flight; when a new JPEG arrives and the
- * limit is reached, the oldest frame not yet delivered is dropped and counted in stats.dropped
+ * limit is reached, a frame not at a decoder is dropped, from the camera that got the largest share of the decoders
+ * lately (its oldest; see InFlightQueue), and counted in stats.dropped
  * (a live camera wants the newest frame).
  */
 export interface FrameChannel extends AsyncDisposable {

@@ -151,8 +151,7 @@ export class IpcChannel implements FrameChannel {
 
   #dispatch(dec: Decoder, entry: InFlightEntry): void {
     const f = entry.frame;
-    entry.state = 'decoding';
-    entry.worker = dec.index;
+    this.#queue.toDecoder(entry, dec.index);
     dec.job = entry.id;
     const jpeg = asBuffer(f.jpeg);
     const req = decodeRequest(entry, this.#opts.decodeScale);

@@ -190,8 +190,7 @@ export class SharedMemoryChannel implements FrameChannel {
 
   #dispatch(pool: Piscina<SharedDecodeTask, void>, entry: InFlightEntry, slot: number): void {
     const f = entry.frame;
-    entry.state = 'decoding';
-    entry.worker = slot;
+    this.#queue.toDecoder(entry, slot);
     this.#slotJob[slot] = entry.id;
     this.#ring.setState(slot, SLOT_DECODING);
     this.#running++;

@@ -280,8 +280,7 @@ export class ZeromqChannel implements FrameChannel {
     const f = entry.frame;
     const req = decodeRequest(entry, this.#opts.decodeScale);
     const job: ZmqDecodeJob = { type: 'decode', job: entry.id, req };
-    entry.state = 'decoding';
-    entry.worker = peer.num;
+    this.#queue.toDecoder(entry, peer.num);
     peer.idle = false;
     peer.job = entry.id;
     peer.jobSince = Date.now();
