@@ -125,8 +125,8 @@ const REACH_CHECK_FRAMES = 60;
 
 /**
  * A camera whose frames the channel drops (the decoders or the analyzer cannot keep up) is judged over windows of
- * this long (DaemonOptions.loadWindowMs): it is behind when at least BEHIND_SHARE of a window's frames were dropped, and keeps up again when
- * under half of that.
+ * this long (DaemonOptions.loadWindowMs): it is behind when at least BEHIND_SHARE of a window's frames were
+ * dropped, and keeps up again under half of that.
  */
 const LOAD_WINDOW_MS = 60_000;
 const BEHIND_SHARE = 0.2;
@@ -460,8 +460,9 @@ export class Daemon implements AsyncDisposable {
         const t = p.recentFrames[k % p.recentFrames.length]!;
         if (t >= since) this.#store.addFrameTicks(p.camera.id, t, { moved: 1 });
       }
+    } else {
+      this.#log.info(`camera ${p.camera.id}: the picture matches the view the ROI and lines were learnt on again`);
     }
-    else this.#log.info(`camera ${p.camera.id}: the picture matches the view the ROI and lines were learnt on again`);
   }
 
   /** Warns, once per line, where the ROI is too short around a line for the camera's frame rate. */
