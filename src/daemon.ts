@@ -135,6 +135,17 @@ const LOAD_MIN_FRAMES = 10;
 
 const SILENT: DaemonLogger = { info() {}, warn() {} };
 
+/** Runs each release in turn, also after one fails; a failure is logged, not thrown (it would hide the cause). */
+async function releaseAll(log: DaemonLogger, releases: readonly (() => unknown)[]): Promise<void> {
+  for (const release of releases) {
+    try {
+      await release();
+    } catch (err) {
+      log.warn(`while releasing what a failed start had opened: ${(err as Error).message}`);
+    }
+  }
+}
+
 export class Daemon implements AsyncDisposable {
   readonly config: Config;
   readonly #log: DaemonLogger;
@@ -169,17 +180,22 @@ export class Daemon implements AsyncDisposable {
       flushIntervalMs: config.flushIntervalMs,
       onError: (err: unknown) => log.warn(`store: ${(err as Error).message} (kept in memory, will retry)`),
     });
-    const channel = createChannelFor(config);
+    // Any later step can fail (the decoders do not start, the database refuses to register a camera): what was
+    // opened is then released, latest first, and the start's own error is thrown.
+    const opened: (() => unknown)[] = [() => store.close()];
     try {
+      const channel = createChannelFor(config);
+      opened.unshift(() => channel.close());
       await channel.start();
+      const daemon = new Daemon(config, opts, store, channel);
+      // From here the daemon's close releases it all: what #begin starts (sources, loops), the channel, the store.
+      opened.splice(0, opened.length, () => daemon.close());
+      daemon.#begin(analyzers);
+      return daemon;
     } catch (err) {
-      await channel.close().catch(() => {});
-      store.close();
+      await releaseAll(log, opened);
       throw err;
     }
-    const daemon = new Daemon(config, opts, store, channel);
-    daemon.#begin(analyzers);
-    return daemon;
   }
 
   #begin(analyzers: readonly CameraAnalyzer[]): void {

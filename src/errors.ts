@@ -60,7 +60,7 @@ export class QueryError extends TrafficCounterError {
   }
 }
 
-/** The SQLite store could not be opened or migrated. */
+/** The SQLite store could not be opened or migrated, or refused a write. */
 export class StoreError extends TrafficCounterError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('TC_ERR_STORE', message, options);

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import { Daemon } from '../dist/src/daemon.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
+import type { LineConfig } from '../dist/src/config/config-types.js';
 import { CountStore } from '../dist/src/store/index.js';
 import { makeJpeg, startCamera } from './helpers/source-http.js';
 import { tempDir } from './helpers/temp-dir.js';
 
-const line = { id: 'north', from: [0, 8], to: [16, 8] };
+const line: LineConfig = { id: 'north', from: [0, 8], to: [16, 8] };
 
 /** Starts a daemon on `db` with one camera `id`; returns what it warned at start. */
 async function warningsAtStart(db: string, id: string, url: string): Promise<string[]> {

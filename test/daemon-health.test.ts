@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import jpeg from 'jpeg-js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { validateConfig } from '../dist/src/config/validate-config.js';
-import { Daemon } from '../dist/src/daemon.js';
+import { Daemon, type CameraStats } from '../dist/src/daemon.js';
 import { startHttpServer } from '../dist/src/server/http-server.js';
 import { renderClip } from '../dist/src/source/camera-sim/render-clip.js';
 import { tempDir } from './helpers/temp-dir.js';
 
-type Warning = { lineId?: string; message: string };
-type CameraHealth = { id: string; status: string; framesAnalysed: number; warnings: Warning[] };
+/** A camera in /api/health: the daemon's CameraStats, as JSON. */
+type CameraHealth = CameraStats;
 
 describe('daemon health', () => {
   it('reports each camera as counting, frozen, down, or counting with a line the ROI is too short around, and logs each once', async () => {
@@ -100,11 +100,11 @@ describe('daemon health', () => {
     const last = t0 + (frames.length - 1) * 1000;
     for (const deadline = Date.now() + 150_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
       cams = await health();
-      if (['scene', 'band'].every((id) => (byId(cams, id) as CameraHealth & { lastFrameAt: number | null }).lastFrameAt === last)) break;
+      if (['scene', 'band'].every((id) => byId(cams, id).lastFrameAt === last)) break;
     }
 
     // Truncated frames between good ones: logged once (and every 100th), not once per bad frame.
-    const flaky = byId(cams, 'flaky') as CameraHealth & { decodeErrors: number };
+    const flaky = byId(cams, 'flaky');
     expect(flaky.framesAnalysed).toBeGreaterThan(0);
     expect(flaky.decodeErrors).toBeGreaterThan(3);
     expect(logged.filter((m) => m.includes('camera flaky')), JSON.stringify(logged)).toHaveLength(1 + Math.floor((flaky.decodeErrors - 1) / 100));
@@ -164,7 +164,7 @@ describe('daemon health', () => {
 
     // And each camera's latest image, with the ROI and lines (from /api/health) drawn over it: the last new image
     // the camera sent, as it sent it; none yet from the dead one.
-    expect((good as CameraHealth & { view: unknown }).view).toEqual({ roi: scene.roi, lines: scene.lines, drawnOn: [1280, 720] });
+    expect(good.view).toEqual({ roi: scene.roi, lines: scene.lines, drawnOn: [1280, 720] });
     const image = await fetch(`${http.url}/api/cameras/scene/latest.jpg`);
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/jpeg');

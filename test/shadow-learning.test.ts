@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { BackgroundModel } from '../dist/src/analyze/background-model.js';
 import { ShadowRatios, segmentForeground } from '../dist/src/analyze/foreground.js';
-import { ANALYZER_DEFAULTS } from '../dist/src/analyze/analyzer-options.js';
+import { ANALYZER_DEFAULTS, type AnalyzerOptions } from '../dist/src/analyze/analyzer-options.js';
 import { PN, PW, roadPlanes, type Patch } from './helpers/working-planes.js';
 
 const N = PN, W = PW;
@@ -16,7 +16,7 @@ const dim = (k: number) => (r: number, g: number, b: number): [number, number, n
 const paint = (rgb: [number, number, number]) => (): [number, number, number] => rgb;
 
 /** Segments `frames` (1 s apart) in order, learning shadow ratios with `options`; per frame, the fg mask. */
-function segmentAll(frames: ReturnType<typeof planes>[], options: typeof ANALYZER_DEFAULTS = ANALYZER_DEFAULTS) {
+function segmentAll(frames: ReturnType<typeof planes>[], options: AnalyzerOptions = ANALYZER_DEFAULTS) {
   const mask = new Uint8Array(N).fill(1);
   const model = new BackgroundModel(N);
   model.initFromMedian([planes()], mask);

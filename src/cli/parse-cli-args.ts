@@ -9,8 +9,16 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 /** A value parseArgs would take for an option of its own: `-5` after `--duration` is a negative number. */
 const NEGATIVE_NUMBER = /^-\.?\d/;
 
-export function parseCliArgs<O extends Options>(command: string, argv: string[], options: O) {
-  const all = { ...options, help: { type: 'boolean', short: 'h' } } as const;
+const HELP = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** parseArgs' values and positionals for a command's options plus -h/--help (named so that .d.ts can be written). */
+export type CliArgs<O extends Options> = Pick<
+  ReturnType<typeof parseArgs<{ args: string[]; options: O & typeof HELP; strict: true; allowPositionals: false; tokens: true }>>,
+  'values' | 'positionals'
+>;
+
+export function parseCliArgs<O extends Options>(command: string, argv: string[], options: O): CliArgs<O> {
+  const all = { ...options, ...HELP };
   const usage = (what: string, cause?: unknown): UsageError => new UsageError(`${command}: ${what}; see 'traffic-counter ${command} --help'`, cause === undefined ? undefined : { cause });
   let parsed;
   try {

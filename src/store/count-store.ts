@@ -19,6 +19,9 @@ export const STORE_DEFAULTS = {
   busyTimeoutMs: 5_000, // how long a write waits for a lock held by another connection
 } as const;
 
+/** What to check when a write fails: the fix named by every write error below. */
+const WRITE_FIX = 'check disk space and that no other process holds a write lock';
+
 export interface CountStoreOptions {
   flushIntervalMs?: number;
   maxBatch?: number;
@@ -231,19 +234,24 @@ export class CountStore implements AsyncDisposable {
       if (typeof l.id !== 'string' || !ID_RE.test(l.id)) throw bad(`registerCamera ${cam.id}.lines id: must be a line id, got ${JSON.stringify(l.id)}`);
     }
     const db = this.#db;
-    db.transaction(() => {
-      db.prepare(
-        `INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES (?, ?, ?)
+    try {
+      db.transaction(() => {
+        db.prepare(
+          `INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES (?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET poll_interval_ms = excluded.poll_interval_ms, updated_ms = excluded.updated_ms`,
-      ).run(cam.id, cam.pollIntervalMs, Date.now());
-      db.prepare('UPDATE lines SET active = 0 WHERE camera_id = ?').run(cam.id);
-      const upsert = db.prepare(
-        `INSERT INTO lines (camera_id, line_id, from_x, from_y, to_x, to_y, active) VALUES (?, ?, ?, ?, ?, ?, 1)
-         ON CONFLICT (camera_id, line_id) DO UPDATE SET from_x = excluded.from_x, from_y = excluded.from_y,
-           to_x = excluded.to_x, to_y = excluded.to_y, active = 1`,
-      );
-      for (const l of cam.lines) upsert.run(cam.id, l.id, l.from[0], l.from[1], l.to[0], l.to[1]);
-    }).immediate();
+        ).run(cam.id, cam.pollIntervalMs, Date.now());
+        db.prepare('UPDATE lines SET active = 0 WHERE camera_id = ?').run(cam.id);
+        const upsert = db.prepare(
+          `INSERT INTO lines (camera_id, line_id, from_x, from_y, to_x, to_y, active) VALUES (?, ?, ?, ?, ?, ?, 1)
+           ON CONFLICT (camera_id, line_id) DO UPDATE SET from_x = excluded.from_x, from_y = excluded.from_y,
+             to_x = excluded.to_x, to_y = excluded.to_y, active = 1`,
+        );
+        for (const l of cam.lines) upsert.run(cam.id, l.id, l.from[0], l.from[1], l.to[0], l.to[1]);
+      }).immediate();
+    } catch (err) {
+      // A raw SqliteError ("database is locked") names neither the file nor the fix.
+      throw new StoreError(`${this.file}: could not register camera ${cam.id} (${(err as Error).message}); ${WRITE_FIX}`, { cause: err });
+    }
     this.#lines.set(cam.id, new Set(cam.lines.map((l) => l.id)));
   }
 
@@ -393,7 +401,7 @@ export class CountStore implements AsyncDisposable {
       this.#failedFlushes++;
       this.#lastError = (err as Error).message;
       throw new StoreError(
-        `${this.file}: could not write ${events.length} events and ${counts.length + frames.length} pending buckets (${(err as Error).message}); they are kept and retried at the next flush — check disk space and that no other process holds a write lock`,
+        `${this.file}: could not write ${events.length} events and ${counts.length + frames.length} pending buckets (${(err as Error).message}); they are kept and retried at the next flush — ${WRITE_FIX}`,
         { cause: err },
       );
     }
@@ -491,7 +499,7 @@ export class CountStore implements AsyncDisposable {
       this.flush();
     } catch (err) {
       failure = new StoreError(
-        `${this.file}: closed without writing ${pending} events and ${buckets} pending buckets (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}); check disk space and that no other process holds a write lock`,
+        `${this.file}: closed without writing ${pending} events and ${buckets} pending buckets (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}); ${WRITE_FIX}`,
         { cause: err },
       );
     }

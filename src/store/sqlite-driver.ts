@@ -21,4 +21,4 @@ function load(): typeof BetterSqlite3 {
 }
 
 /** The better-sqlite3 Database constructor for this Node version. */
-export const Database = load();
+export const Database: typeof BetterSqlite3 = load();
