@@ -84,7 +84,7 @@ interface CameraPipeline {
    * Frames analysed, and dropped by the channel, in the current window (from `startAt`, wall clock) and the latest
    * whole one (ended at `endAt`); `behind`: whether the log said the daemon cannot keep up with this camera.
    */
-  readonly load: { startAt: number; analysed: number; dropped: number; last: { analysed: number; dropped: number; endAt: number } | null; behind: boolean };
+  readonly load: { startAt: number; analysed: number; dropped: number; last: { analysed: number; dropped: number; startAt: number; endAt: number } | null; behind: boolean };
   /** Capture times of the latest analysed frames (a ring of FRAMES_TO_FIND_A_MOVE), for that mark; and how many were. */
   readonly recentFrames: Float64Array;
   recentCount: number;
@@ -173,6 +173,8 @@ export class Daemon implements AsyncDisposable {
   /** Opens the store, starts the decoders and begins polling every camera. */
   static async start(config: Config, opts: DaemonOptions = {}): Promise<Daemon> {
     const log = opts.log ?? SILENT;
+    const window = opts.loadWindowMs;
+    if (window !== undefined && !(window > 0 && Number.isFinite(window))) throw new RangeError(`DaemonOptions.loadWindowMs: must be a positive number of ms, got ${String(window)}`);
     // Every analyzer is built (its config checked) before the store opens and the decoders start: a camera it
     // refuses stops the start with nothing to close.
     const analyzers = config.cameras.map((camera, i) => new CameraAnalyzer(camera, `cameras[${i}]`));
@@ -240,11 +242,15 @@ export class Daemon implements AsyncDisposable {
    */
   #warnRenamedInCase(): void {
     // By lower case: one pass over each list, not every pair (a config may hold thousands of cameras).
+    const ids = this.#store.cameraIds();
+    const exact = new Set(ids);
     const stored = new Map<string, string[]>();
-    for (const id of this.#store.cameraIds()) stored.set(id.toLowerCase(), [...(stored.get(id.toLowerCase()) ?? []), id]);
+    for (const id of ids) stored.set(id.toLowerCase(), [...(stored.get(id.toLowerCase()) ?? []), id]);
     for (const [i, camera] of this.config.cameras.entries()) {
+      // Said at the first start after the rename only: from then on the database holds both, and a warning at every
+      // start (after the advice was followed, about the id just left) would only confuse.
+      if (exact.has(camera.id)) continue;
       for (const old of stored.get(camera.id.toLowerCase()) ?? []) {
-        if (old === camera.id) continue;
         this.#log.warn(
           `camera ${camera.id}: the database ${this.config.db} already holds camera "${old}", the same id but for case ` +
             `(renamed between runs?); the two are counted apart, so the API and \`query\` show two cameras: ` +
@@ -420,7 +426,7 @@ export class Daemon implements AsyncDisposable {
     const l = p.load;
     const now = Date.now();
     if (now - l.startAt >= this.#loadWindowMs) {
-      l.last = { analysed: l.analysed, dropped: l.dropped, endAt: now };
+      l.last = { analysed: l.analysed, dropped: l.dropped, startAt: l.startAt, endAt: now };
       l.startAt = now;
       l.analysed = l.dropped = 0;
       const share = this.#droppedShare(p, now);
@@ -435,10 +441,13 @@ export class Daemon implements AsyncDisposable {
     l[kind] += n;
   }
 
-  /** The share of the latest whole load window's frames that were dropped; undefined when too few, or too long ago. */
+  /**
+   * The share of the latest whole load window's frames that were dropped; undefined when too few, too long ago, or
+   * when the window ran much longer than its length (frames stopped coming: an outage, not a load).
+   */
   #droppedShare(p: CameraPipeline, now = Date.now()): number | undefined {
     const last = p.load.last;
-    if (!last || now - last.endAt > 2 * this.#loadWindowMs) return undefined;
+    if (!last || now - last.endAt > 2 * this.#loadWindowMs || last.endAt - last.startAt > 2 * this.#loadWindowMs) return undefined;
     const all = last.analysed + last.dropped;
     return all >= LOAD_MIN_FRAMES ? last.dropped / all : undefined;
   }
@@ -447,10 +456,11 @@ export class Daemon implements AsyncDisposable {
     const last = p.load.last!;
     const all = last.analysed + last.dropped;
     const c = this.config;
-    const rate = (n: number): string => (n / (this.#loadWindowMs / 1000)).toFixed(1);
+    const sec = (last.endAt - last.startAt) / 1000;
+    const rate = (n: number): string => (n / sec).toFixed(1);
     return (
       `camera ${p.camera.id}: the daemon cannot keep up: ${last.dropped} of its ${all} frames (${Math.round((100 * last.dropped) / all)}%) in ` +
-      `the last ${this.#loadWindowMs / 1000} s were dropped before analysis, so it counts from ${rate(last.analysed)} frames/s instead of ` +
+      `the last ${Math.round(sec)} s were dropped before analysis, so it counts from ${rate(last.analysed)} frames/s instead of ` +
       `${rate(all)}, which costs accuracy (see "Accuracy" in the README); give it more decoders (\`decoders\`, now ${c.decoders}), a larger ` +
       `\`decodeScale\` (now ${c.decodeScale}) or a faster \`decoder\` (now ${c.decoder}; jpeg-turbo is the fastest), or count fewer cameras in this daemon`
     );

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import { validateConfig } from '../dist/src/config/validate-config.js';
-import { Daemon } from '../dist/src/daemon.js';
+import { Daemon, type CameraStats } from '../dist/src/daemon.js';
 import { createScene } from '../dist/src/source/camera-sim/index.js';
 import { tempDir } from './helpers/temp-dir.js';
 
@@ -31,10 +31,9 @@ it('says which cameras it cannot keep up with, and how to fix it, and gives ever
   const warned: string[] = [];
   const daemon = await Daemon.start(config, { log: { info() {}, warn: (m: string) => warned.push(m) }, loadWindowMs: 2_000 });
   onTestFinished(() => daemon.close());
-  type Health = { id: string; framesAnalysed: number; dropped: number; warnings: { message: string }[] };
-  const health = (): Health[] => daemon.stats().cameras as unknown as Health[];
-  const behind = /^camera (cam\d): the daemon cannot keep up: (\d+) of its (\d+) frames \(\d+%\) in the last 2 s were dropped before analysis, so it counts from [\d.]+ frames\/s instead of [\d.]+, .*more decoders \(`decoders`, now 1\).*`decodeScale` \(now 1\).*`decoder` \(now jpeg-js; jpeg-turbo is the fastest\)/;
-  let seen: Health[] = [];
+  const health = (): CameraStats[] => daemon.stats().cameras;
+  const behind = /^camera (cam\d): the daemon cannot keep up: (\d+) of its (\d+) frames \(\d+%\) in the last \d+ s were dropped before analysis, so it counts from [\d.]+ frames\/s instead of [\d.]+, .*more decoders \(`decoders`, now 1\).*`decodeScale` \(now 1\).*`decoder` \(now jpeg-js; jpeg-turbo is the fastest\)/;
+  let seen: CameraStats[] = [];
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
     await new Promise((r) => setTimeout(r, 250));
     seen = health();

@@ -30,7 +30,7 @@ const BASELINE_CHECKS = 3;
 const MOVED_SHARE = 0.35;
 /** Checks in a row that must not match before the view is said to have moved (and match again to clear it). */
 const CONFIRM = 2;
-/** At most this many frames are analysed from a move's sinceMs to its finding (the checks in a row, and one more for where the move fell). */
+/** More frames than are analysed from a move's sinceMs to its finding (CONFIRM checks; one check more to spare). */
 export const FRAMES_TO_FIND_A_MOVE = (CONFIRM + 1) * CHECK_FRAMES;
 /** Shifts searched, full-resolution px each way, in steps of SHIFT_STEP_PX (625 shifts at any working scale). */
 const MAX_SHIFT_PX = 96;

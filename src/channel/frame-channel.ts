@@ -33,8 +33,8 @@ export interface FrameChannelOptions {
 /**
  * Moves JPEGs to decoders and decoded frames back to the analyzer.
  * Backpressure policy: at most `maxInFlight` frames are in flight; when a new JPEG arrives and the
- * limit is reached, a frame not at a decoder is dropped, from the camera that got the largest share of the decoders
- * lately (its oldest; see InFlightQueue), and counted in stats.dropped
+ * limit is reached, a frame not at a decoder is dropped, from the camera that had the largest share of the frames
+ * delivered lately (its oldest; see InFlightQueue), and counted in stats.dropped
  * (a live camera wants the newest frame).
  */
 export interface FrameChannel extends AsyncDisposable {

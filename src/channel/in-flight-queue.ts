@@ -1,13 +1,15 @@
 // The bounded, ordered set of frames a channel has in flight, shared by every FrameChannel implementation.
 // Policy: at most `max` frames between submit() and delivery. A new frame beyond that drops one frame that is not
 // at a decoder (waiting for one, or decoded and waiting for the analyzer): the oldest of the camera that got the
-// largest share of the decoders lately (see #shareOf), among equals the one holding most frames, then the new
-// frame's own camera (a live camera wants its newest frame). So under overload every camera keeps its share of the
-// decoders. Dropping the oldest frame of all starved every camera but one: the cameras' polls fall in the same order
-// each round, and the ones polled first always held the oldest frame (8 cameras at 5 fps on one decoder, 60 s: two
-// got no frame analysed, one 137 of 148; simulated in test/in-flight-queue.test.ts, 0 0 0 0 1 398 0 0 of 400).
-// A frame at a decoder is not dropped (its decode is paid for); when every frame is, the new one is dropped.
-// Delivery is in submission order.
+// largest share of the outputs delivered lately (see #shareOf), among equals the one holding most frames, then the
+// new frame's own camera (a live camera wants its newest frame). So under overload every camera keeps its share of
+// what is analysed, whether the decoders or the analyzer are the bottleneck. Dropping the oldest frame of all
+// starved every camera but one: the cameras' polls fall in the same order each round, and the ones polled first
+// always held the oldest frame (8 cameras at 5 fps on one decoder, 60 s: 0, 0, 4, 5, 283, 139, 179 and 166 frames
+// analysed; in test/in-flight-queue.test.ts's rounds, 0 0 0 0 1 398 0 0 of 400). The share counts what was
+// delivered, not what went to a decoder: a camera whose decoded frames were dropped got nothing. A frame at a
+// decoder is not dropped (its decode is paid for); when every frame is, the new one is dropped, so the channel
+// keeps at least two frames per decoder (see createChannelFor). Delivery is in submission order.
 // Everything a channel knows about a frame lives on its entry, so it goes when the entry leaves the queue
 // (delivered, dropped or abandoned) and no channel keeps a side table to clean up.
 
@@ -34,7 +36,7 @@ export function decodeRequest(entry: InFlightEntry, scale: DecodeScale): DecodeR
   return { type: 'decode', cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, limits: entry.limits, scale };
 }
 
-/** Each frame handed to a decoder makes the cameras' past shares count this much less: a memory of about 64 frames. */
+/** Each output delivered makes the cameras' past shares count this much less: a memory of about 64 frames. */
 const SHARE_DECAY = 1 / 64;
 
 export class InFlightQueue {
@@ -44,11 +46,11 @@ export class InFlightQueue {
   #nextId = 1;
   #closed = false;
   /**
-   * Per camera, its frames handed to decoders, each weighing (1 - SHARE_DECAY)^n after n more were handed on (of
-   * any camera): `v` as of the `at`-th frame handed on. One per camera the channel has seen.
+   * Per camera, its outputs delivered, each weighing (1 - SHARE_DECAY)^n after n more were delivered (of any
+   * camera): `v` as of the `at`-th output delivered. One per camera the channel has seen.
    */
   readonly #share = new Map<string, { v: number; at: number }>();
-  #handed = 0;
+  #deliveredAll = 0;
   submitted = 0;
   dropped = 0;
   delivered = 0;
@@ -117,16 +119,19 @@ export class InFlightQueue {
   toDecoder(entry: InFlightEntry, worker?: number): void {
     entry.state = 'decoding';
     entry.worker = worker;
-    const cam = entry.frame.cameraId;
-    const v = this.#shareOf(cam);
-    this.#handed++;
-    this.#share.set(cam, { v: v * (1 - SHARE_DECAY) + 1, at: this.#handed });
   }
 
-  /** Camera `cam`'s recent share of the frames handed to decoders (0 for one that got none lately). */
+  /** Counts one output of `cam` delivered to the consumer in the cameras' shares. */
+  #served(cam: string): void {
+    const v = this.#shareOf(cam);
+    this.#deliveredAll++;
+    this.#share.set(cam, { v: v * (1 - SHARE_DECAY) + 1, at: this.#deliveredAll });
+  }
+
+  /** Camera `cam`'s recent share of the outputs delivered (0 for one that got none lately). */
   #shareOf(cam: string): number {
     const s = this.#share.get(cam);
-    return s ? s.v * (1 - SHARE_DECAY) ** (this.#handed - s.at) : 0;
+    return s ? s.v * (1 - SHARE_DECAY) ** (this.#deliveredAll - s.at) : 0;
   }
 
   /** The oldest entry not yet handed to a decoder. */
@@ -173,6 +178,7 @@ export class InFlightQueue {
         const out = head.output!;
         if (out.kind === 'frame') this.delivered++;
         else this.decodeErrors++;
+        this.#served(head.frame.cameraId);
         this.#waiters.shift()!(out);
       } else if (!head && this.#closed) {
         this.#waiters.shift()!(null);
