@@ -145,7 +145,7 @@ export class ViewCheck {
     if (this.frames === 0) this.windowStartMs = tMs;
     this.addGradients(cur, this.acc);
     if (++this.frames < CHECK_FRAMES) return;
-    this.check(tMs);
+    this.check();
     if (!this.moved && Number.isFinite(this.baseline) && this.score >= RENEW_SHARE * this.baseline) {
       this.ref.fill(0);
       this.addGradients(bg, this.ref);
@@ -165,7 +165,7 @@ export class ViewCheck {
     };
   }
 
-  private check(tMs: number): void {
+  private check(): void {
     const s = this.correlate(0, 0);
     this.score = s;
     if (this.baselineScores.length < BASELINE_CHECKS) {
