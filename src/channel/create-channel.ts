@@ -12,7 +12,7 @@ import { ZeromqChannel } from './zeromq-channel.js';
 export type ChannelName = 'ipc' | 'zeromq' | 'shared';
 
 export interface CreateChannelOptions {
-  /** Frames in flight before one is dropped (see InFlightQueue). */
+  /** Frames in flight before one is dropped (see InFlightQueue); at least 2 per decoder are kept. */
   readonly maxInFlight: number;
   /** Decoder processes (ipc, zeromq local) or threads (shared). */
   readonly decoders: number;
@@ -29,7 +29,12 @@ export interface CreateChannelOptions {
 }
 
 export function createChannel(name: ChannelName, opts: CreateChannelOptions): FrameChannel {
-  const base = { maxInFlight: opts.maxInFlight, decoders: opts.decoders, decoder: opts.decoder, decodeScale: opts.decodeScale };
+  // At least two frames per local decoder, one at it and one waiting: with fewer, decoders sit idle at times while
+  // frames are dropped, and the frame that comes first to an idle decoder gets it, so the cameras polled first
+  // take every decode (8 cameras, 4 decoders decoding half of their frames, 6 in flight: 800 800 267 … 266 of
+  // 800 rounds; 8 in flight: 396–404 each; see InFlightQueue).
+  const maxInFlight = Math.max(opts.maxInFlight, 2 * opts.decoders);
+  const base = { maxInFlight, decoders: opts.decoders, decoder: opts.decoder, decodeScale: opts.decodeScale };
   switch (name) {
     case 'ipc':
       return new IpcChannel({ ...base, serialization: opts.ipcSerialization });
@@ -45,11 +50,7 @@ export function createChannel(name: ChannelName, opts: CreateChannelOptions): Fr
 /** The channel a validated config asks for (the daemon and offline replay use the same one). */
 export function createChannelFor(config: Config): FrameChannel {
   return createChannel(config.channel, {
-    // At least two frames per local decoder, one at it and one waiting: with fewer, decoders sit idle at times while
-    // frames are dropped, and the frame that comes first to an idle decoder gets it, so the cameras polled first
-    // take every decode (8 cameras, 4 decoders decoding half of their frames, 6 in flight: 800 800 267 … 266 of
-    // 800 rounds; 8 in flight: 396–404 each; see InFlightQueue).
-    maxInFlight: Math.max(config.maxFramesInFlight, 2 * config.decoders),
+    maxInFlight: config.maxFramesInFlight,
     decoders: config.decoders,
     decoder: config.decoder,
     decodeScale: config.decodeScale,

@@ -9,7 +9,7 @@
 // analysed; in test/in-flight-queue.test.ts's rounds, 0 0 0 0 1 398 0 0 of 400). The share counts what was
 // delivered, not what went to a decoder: a camera whose decoded frames were dropped got nothing. A frame at a
 // decoder is not dropped (its decode is paid for); when every frame is, the new one is dropped, so the channel
-// keeps at least two frames per decoder (see createChannelFor). Delivery is in submission order.
+// keeps at least two frames per decoder (see createChannel). Delivery is in submission order.
 // Everything a channel knows about a frame lives on its entry, so it goes when the entry leaves the queue
 // (delivered, dropped or abandoned) and no channel keeps a side table to clean up.
 
