@@ -69,10 +69,10 @@ describe('InFlightQueue', () => {
 
     /**
      * 8 cameras polled in lock-step rounds of 8 frames, for 400 rounds, into a queue of `max` frames: `decoders`
-     * decoders take the oldest waiting frames (at once when idle), finish `decoded` a round, and the analyzer takes
+     * decoders take the oldest waiting frames (at once when idle), finish `decodes` a round, and the analyzer takes
      * at most `analysed` a round. Returns the frames each camera had delivered.
      */
-    async function rounds(max: number, decoders: number, decoded_: number, analysed: number): Promise<number[]> {
+    async function rounds(max: number, decoders: number, decodes: number, analysed: number): Promise<number[]> {
       const q = new InFlightQueue(max);
       const cams = Array.from({ length: 8 }, (_, i) => `cam${i}`);
       const delivered = new Map<string, number>(cams.map((c) => [c, 0]));
@@ -96,7 +96,7 @@ describe('InFlightQueue', () => {
       })();
       for (let round = 0; round < 400; round++) {
         for (const c of cams) q.submit(camFrame(c, round), LIMITS, pump);
-        for (const e of q.decoding().slice(0, decoded_)) q.complete(e.id, decoded(e.frame));
+        for (const e of q.decoding().slice(0, decodes)) q.complete(e.id, decoded(e.frame));
         pump();
         tokens = analysed;
         wake?.();
