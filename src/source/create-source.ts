@@ -6,7 +6,11 @@ import type { FrameSource, SlotEvents, SourceEvents } from './frame-source.js';
 import { HttpSnapshotSource } from './http-snapshot-source.js';
 import { MjpegStreamSource } from './mjpeg-stream-source.js';
 
-export function createSource(camera: CameraConfig, events: SourceEvents & SlotEvents = {}): FrameSource {
+/**
+ * `startDelayMs`: a snapshot camera's first poll is due this long after it starts (the daemon spreads its cameras'
+ * polls over the poll interval with it); an MJPEG stream is connected at once (the camera sets its pace).
+ */
+export function createSource(camera: CameraConfig, events: SourceEvents & SlotEvents = {}, opts: { readonly startDelayMs?: number } = {}): FrameSource {
   if (!camera.url) {
     throw new ConfigError(`camera ${camera.id}: url is required to capture live frames; set cameras[].url to the snapshot or MJPEG URL`);
   }
@@ -26,7 +30,7 @@ export function createSource(camera: CameraConfig, events: SourceEvents & SlotEv
   };
   switch (camera.kind) {
     case 'snapshot':
-      return new HttpSnapshotSource(common);
+      return new HttpSnapshotSource({ ...common, startDelayMs: opts.startDelayMs });
     case 'mjpeg':
       return new MjpegStreamSource(common);
     default:

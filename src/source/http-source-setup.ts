@@ -21,6 +21,8 @@ export interface HttpSourceOptions extends SourceEvents, SlotEvents {
   readonly maxBodyBytes: number;
   readonly backoffInitialMs: number;
   readonly backoffMaxMs: number;
+  /** The first poll (slot 0) is due this long after the source starts (ms, default 0; see SlotClockOptions.offsetMs). */
+  readonly startDelayMs?: number;
   /** Use this dispatcher instead of a private keep-alive Agent (it is then not closed by close()). */
   readonly dispatcher?: Dispatcher;
   /** Clock (ms epoch) for scheduling and capturedAt; injectable for tests. */
@@ -54,7 +56,7 @@ export function setUpHttpSource(opts: HttpSourceOptions): HttpSourceParts {
   const url = parseCameraUrl(opts.cameraId, opts.url);
   const now = opts.now ?? Date.now;
   const backoff = new Backoff({ initialMs: opts.backoffInitialMs, maxMs: opts.backoffMaxMs, random: opts.random });
-  const clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now, onSlot: opts.onSlot });
+  const clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now, onSlot: opts.onSlot, offsetMs: opts.startDelayMs });
   const stats = new SourceStatsRecorder(opts, now);
   const ownsDispatcher = opts.dispatcher === undefined;
   const dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs);

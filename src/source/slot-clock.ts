@@ -4,6 +4,11 @@
 export interface SlotClockOptions {
   readonly intervalMs: number;
   readonly now: () => number;
+  /**
+   * Slot 0 is due this long after the first start() (ms, default 0). The daemon spreads its snapshot cameras' polls
+   * over the poll interval with it, so their JPEGs do not reach the decoders all at once.
+   */
+  readonly offsetMs?: number;
   /** Called once per slot, in order, while the clock runs. */
   readonly onSlot?: (timeMs: number) => void;
 }
@@ -12,6 +17,7 @@ export class SlotClock {
   readonly #intervalMs: number;
   readonly #now: () => number;
   readonly #onSlot?: (timeMs: number) => void;
+  readonly #offsetMs: number;
   #t0: number | undefined;
   /** Index of the next slot to report to onSlot. */
   #nextTick = 0;
@@ -24,17 +30,20 @@ export class SlotClock {
     this.#intervalMs = opts.intervalMs;
     this.#now = opts.now;
     this.#onSlot = opts.onSlot;
+    const offset = opts.offsetMs ?? 0;
+    if (!(offset >= 0 && Number.isFinite(offset))) throw new RangeError(`SlotClock offsetMs: must be a number of ms >= 0, got ${String(offset)}`);
+    this.#offsetMs = offset;
   }
 
   /**
-   * Fixes t0 on the first call; (re)starts ticking from the current slot. Slots passed while stopped are not
+   * Fixes t0 on the first call (now + offsetMs); (re)starts ticking from the current slot. Slots passed while stopped are not
    * reported. Returns the time of the first slot not yet reported when it was called (slot 0, t0, on the first
    * call): the slot a new user should request first, so that no slot is expected that nobody asked for.
    */
   start(): number {
     this.#users++;
     const now = this.#now();
-    if (this.#t0 === undefined) this.#t0 = now;
+    if (this.#t0 === undefined) this.#t0 = now + this.#offsetMs;
     // Already ticking for another user: its timer stays the only one.
     if (this.#running) return this.#slotTime(this.#nextTick);
     this.#running = true;
