@@ -1,5 +1,5 @@
-// Parses a camera URL once: checks the scheme, moves user:password into a Basic Authorization header
-// (undici does not send URL credentials) and keeps a redacted form for error messages.
+// Parses a camera URL once: checks the scheme, takes user:password out of it (undici does not send URL credentials;
+// CameraAuth answers the camera's challenge with them) and keeps a redacted form for error messages.
 
 import { ConfigError } from '../errors.js';
 
@@ -8,8 +8,10 @@ export interface CameraUrl {
   readonly href: string;
   /** For messages and logs: the password replaced by "***". */
   readonly display: string;
-  /** Extra request headers (authorization when the URL carried credentials). */
-  readonly headers: Readonly<Record<string, string>>;
+  /** The request target (path and query), which a Digest answer names. */
+  readonly requestUri: string;
+  /** The user and password the URL carried (percent-decoded), if any. */
+  readonly credentials: { readonly user: string; readonly password: string } | undefined;
 }
 
 export function parseCameraUrl(cameraId: string, url: string): CameraUrl {
@@ -22,15 +24,21 @@ export function parseCameraUrl(cameraId: string, url: string): CameraUrl {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new ConfigError(`camera ${cameraId}: url must start with http:// or https://, got "${u.protocol}"`);
   }
-  const headers: Record<string, string> = {};
+  let credentials: CameraUrl['credentials'];
   if (u.username || u.password) {
-    const user = decodeURIComponent(u.username);
-    const pass = decodeURIComponent(u.password);
-    headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+    try {
+      credentials = { user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+    } catch (err) {
+      // The password is not echoed: the message goes to logs.
+      throw new ConfigError(
+        `camera ${cameraId}: the user or password in the url has a "%" that starts no valid escape; write a "%" in them as %25 (and "@" as %40, ":" in the user as %3A)`,
+        { cause: err },
+      );
+    }
   }
   const display = new URL(u.href);
   if (display.password) display.password = '***';
   u.username = '';
   u.password = '';
-  return { href: u.href, display: display.href, headers };
+  return { href: u.href, display: display.href, requestUri: `${u.pathname}${u.search}`, credentials };
 }

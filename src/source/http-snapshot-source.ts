@@ -1,14 +1,12 @@
 // Polls a camera's JPEG snapshot URL over one keep-alive undici Agent on a fixed-rate schedule, with
 // conditional requests, duplicate skipping, size/time limits and capped backoff. Frames are fetched only when pulled.
 
-import { request } from 'undici';
-
 import type { JpegFrame } from '../channel/messages.js';
 import { SourceError } from '../errors.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { discardBody } from './discard-body.js';
 import type { FrameSource, SourceStats } from './frame-source.js';
-import { closeHttpSource, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
+import { closeHttpSource, requestCamera, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { classifyRequestError, httpStatusError, isClearlyNotImage, notAnImageError, tooLargeError, wrongKindError } from './request-errors.js';
 import { RepeatedImage } from './repeated-image.js';
@@ -134,19 +132,12 @@ export class HttpSnapshotSource implements FrameSource {
       timedOut = true;
       ctrl.abort(new Error(`request exceeded timeoutMs=${timeoutMs}`));
     }, timeoutMs);
-    const headers: Record<string, string> = { ...this.#http.url.headers, accept: 'image/jpeg, image/*;q=0.9, */*;q=0.1' };
+    const headers: Record<string, string> = { accept: 'image/jpeg, image/*;q=0.9, */*;q=0.1' };
     if (this.#etag) headers['if-none-match'] = this.#etag;
     if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
     this.#http.stats.s.requests++;
     try {
-      const res = await request(this.#http.url.href, {
-        method: 'GET',
-        headers,
-        dispatcher: this.#http.dispatcher,
-        signal: ctrl.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
+      const res = await requestCamera(this.#http, { headers, signal: ctrl.signal, timeoutMs });
       const { statusCode, body } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       if (statusCode === 304) {
@@ -156,7 +147,7 @@ export class HttpSnapshotSource implements FrameSource {
       if (statusCode < 200 || statusCode >= 300) {
         // Reading a short error body keeps the keep-alive socket usable; a big one is cut off by dump().
         await body.dump().catch(() => undefined);
-        throw httpStatusError(cameraId, url, statusCode, header(h, 'location'));
+        throw httpStatusError(cameraId, url, statusCode, header(h, 'location'), statusCode === 401 ? this.#http.auth.refusalHint() : undefined);
       }
       const contentType = header(h, 'content-type');
       if (/^\s*multipart\//i.test(contentType ?? '')) {

@@ -2,10 +2,11 @@
 // the parsed camera URL, the slot clock, the backoff, the stats recorder and the undici dispatcher; and how
 // both close.
 
-import type { Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 
 import { ConfigError } from '../errors.js';
 import { Backoff } from './backoff.js';
+import { CameraAuth } from './camera-auth.js';
 import { createCameraAgent } from './camera-agent.js';
 import { parseCameraUrl, type CameraUrl } from './camera-url.js';
 import type { SlotEvents, SourceEvents } from './frame-source.js';
@@ -33,6 +34,8 @@ export interface HttpSourceOptions extends SourceEvents, SlotEvents {
 
 export interface HttpSourceParts {
   readonly url: CameraUrl;
+  /** Answers the camera's authentication challenges with the URL's user and password. */
+  readonly auth: CameraAuth;
   readonly now: () => number;
   readonly backoff: Backoff;
   readonly clock: SlotClock;
@@ -60,7 +63,33 @@ export function setUpHttpSource(opts: HttpSourceOptions): HttpSourceParts {
   const stats = new SourceStatsRecorder(opts, now);
   const ownsDispatcher = opts.dispatcher === undefined;
   const dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs);
-  return { url, now, backoff, clock, stats, dispatcher, ownsDispatcher };
+  return { url, now, backoff, clock, stats, dispatcher, ownsDispatcher, auth: new CameraAuth(url.credentials) };
+}
+
+/**
+ * One GET of the camera URL with the credentials the camera asked for (see CameraAuth): a 401 whose challenge can
+ * be answered (the first, or a stale nonce) is answered at once, within the same time limits, so a poll costs one
+ * more round trip only then. Any other answer, or a 401 that cannot be overcome, is returned to the caller
+ * (`httpStatusError(…, parts.auth.refusalHint())` says why).
+ */
+export async function requestCamera(
+  parts: Pick<HttpSourceParts, 'url' | 'auth' | 'dispatcher'>,
+  init: { readonly headers: Readonly<Record<string, string>>; readonly signal: AbortSignal; readonly timeoutMs: number },
+): Promise<Dispatcher.ResponseData> {
+  for (let attempt = 0; ; attempt++) {
+    const authorization = parts.auth.header('GET', parts.url.requestUri);
+    const res = await request(parts.url.href, {
+      method: 'GET',
+      headers: authorization === undefined ? init.headers : { ...init.headers, authorization },
+      dispatcher: parts.dispatcher,
+      signal: init.signal,
+      headersTimeout: init.timeoutMs,
+      bodyTimeout: init.timeoutMs,
+    });
+    if (res.statusCode !== 401 || attempt > 0 || !parts.auth.challenged(res.headers['www-authenticate'], authorization)) return res;
+    // Reading the short 401 body keeps the keep-alive socket for the answer.
+    await res.body.dump().catch(() => undefined);
+  }
 }
 
 /** How long close() waits for requests to settle and the dispatcher to finish before destroying its sockets. */

@@ -2,14 +2,12 @@
 // complete JPEG when it pulls; older unread frames are dropped and counted, and a part byte-identical to the last
 // one passed on is skipped and reported unchanged (a frozen stream). Reconnects with capped backoff.
 
-import { request } from 'undici';
-
 import type { JpegFrame } from '../channel/messages.js';
 import { SourceError } from '../errors.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { discardBody } from './discard-body.js';
 import type { FrameSource, SourceStats } from './frame-source.js';
-import { closeHttpSource, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
+import { closeHttpSource, requestCamera, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { MjpegParser } from './mjpeg-parser.js';
 import { RepeatedImage } from './repeated-image.js';
@@ -156,21 +154,14 @@ export class MjpegStreamSource implements FrameSource {
     }, timeoutMs);
     this.#http.stats.s.requests++;
     try {
-      const res = await request(this.#http.url.href, {
-        method: 'GET',
-        headers: { ...this.#http.url.headers, accept: 'multipart/x-mixed-replace, */*;q=0.1' },
-        dispatcher: this.#http.dispatcher,
-        signal: ctrl.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
+      const res = await requestCamera(this.#http, { headers: { accept: 'multipart/x-mixed-replace, */*;q=0.1' }, signal: ctrl.signal, timeoutMs });
       clearTimeout(timer);
       timer = undefined;
       const { statusCode, body } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       if (statusCode < 200 || statusCode >= 300) {
         await body.dump().catch(() => undefined);
-        return httpStatusError(cameraId, url, statusCode, header(h, 'location'));
+        return httpStatusError(cameraId, url, statusCode, header(h, 'location'), statusCode === 401 ? this.#http.auth.refusalHint() : undefined);
       }
       const contentType = header(h, 'content-type') ?? '';
       const type = contentType.split(';', 1)[0].trim().toLowerCase();

@@ -69,10 +69,10 @@ const STATUS_HINTS: Record<number, string> = {
   404: 'check the path in the camera URL (each camera model has its own snapshot/stream path)',
 };
 
-/** A non-2xx answer. */
-export function httpStatusError(cameraId: string, url: string, status: number, location?: string): SourceError {
+/** A non-2xx answer; `hint`, when given, replaces the status's own (a 401's, from what the camera asked: CameraAuth.refusalHint). */
+export function httpStatusError(cameraId: string, url: string, status: number, location?: string, hint?: string): SourceError {
   const text = STATUS_CODES[status] ?? '';
-  let hint = STATUS_HINTS[status] ?? 'check that the camera URL is right and the camera is up';
+  hint ??= STATUS_HINTS[status] ?? 'check that the camera URL is right and the camera is up';
   if (status >= 300 && status < 400) {
     hint = `redirects are not followed; put the final URL${location ? ` (${location})` : ''} in the configuration`;
   }
