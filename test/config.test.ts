@@ -118,6 +118,19 @@ describe('config validation', () => {
     expect(line.message).toMatch(/^cameras\[0\]\.lines\[0\]\.to: \[100,50\] lies outside the 60x100 frame/);
   });
 
+  it('keeps the password of a camera URL out of its errors, and says how to write a "%" in it', () => {
+    for (const url of ['http://admin:top secret@[bad/x', 'ftp://admin:topsecret@h/x']) {
+      const err = errorOf(() => validateConfig({ cameras: [camera({ url })] }));
+      expect(err.message).toMatch(/^cameras\[0\]\.url: /);
+      expect(err.message).toContain('admin:***@');
+      expect(err.message).not.toContain('secret');
+    }
+    expect(errorOf(() => validateConfig({ cameras: [camera({ url: 'http://admin:50%off@h/x' })] })).message).toBe(
+      'cameras[0].url: the user or password has a "%" that starts no valid escape; write a "%" in them as %25 (and "@" as %40, ":" in the user as %3A)',
+    );
+    expect(validateConfig({ cameras: [camera({ url: 'http://admin:50%25off@h/x' })] }).cameras[0]!.url).toBe('http://admin:50%25off@h/x');
+  });
+
   it('does not need a url for replay', () => {
     expect(validateConfig({ cameras: [camera({ url: undefined })] }, { requireUrl: false }).cameras[0]!.url).toBeUndefined();
   });

@@ -10,6 +10,7 @@ import { Daemon } from '../daemon.js';
 import { spawnCameraSim } from './spawn-camera-sim.js';
 import { startHttpServer } from '../server/http-server.js';
 import { probeCameraSize } from '../source/probe-camera-size.js';
+import { hideUrlPassword } from '../source/camera-url.js';
 import { ConfigError, UsageError } from '../errors.js';
 
 const HELP = `Usage: traffic-counter run [--config FILE] [--camera URL] [--db FILE] [options]
@@ -200,7 +201,7 @@ async function singleCameraConfig(url: string): Promise<Config> {
   try {
     parsed = new URL(url);
   } catch {
-    throw new UsageError(`--camera: not a URL: "${url}"; give the camera's snapshot or MJPEG URL, e.g. http://192.0.2.10/snapshot.jpg`);
+    throw new UsageError(`--camera: not a URL: "${hideUrlPassword(url)}"; give the camera's snapshot or MJPEG URL, e.g. http://192.0.2.10/snapshot.jpg`);
   }
   const { width, height, kind } = await probeCameraSize(parsed.href);
   const y = Math.round(height * 0.6);
@@ -225,6 +226,6 @@ async function singleCameraConfig(url: string): Promise<Config> {
   try {
     return validateConfig(raw);
   } catch (err) {
-    throw new ConfigError(`--camera ${url}: ${(err as Error).message}`, { cause: err });
+    throw new ConfigError(`--camera ${hideUrlPassword(url)}: ${(err as Error).message}`, { cause: err });
   }
 }

@@ -10,6 +10,7 @@ import { DECODERS } from '../decode/decoder-name.js';
 import { ID_RE } from './ids.js';
 import { findSelfCrossing } from './polygon-self-crossing.js';
 import { resolveAnalyzerOptions } from '../analyze/analyzer-options.js';
+import { hideUrlPassword } from '../source/camera-url.js';
 
 export interface ValidateOptions {
   /** Cameras must have a `url` (the daemon); replay and eval do not need one. */
@@ -28,6 +29,11 @@ function describe(v: unknown): string {
   if (v === undefined) return 'nothing';
   const s = JSON.stringify(v);
   return s === undefined ? String(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+/** A camera URL for a message, its password hidden. */
+function describeUrl(v: unknown): string {
+  return describe(typeof v === 'string' ? hideUrlPassword(v) : v);
 }
 
 function unknownKeys(obj: Record<string, unknown>, allowed: Set<string>, path: string): void {
@@ -178,10 +184,16 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
     try {
       parsed = new URL(String(raw.url));
     } catch {
-      throw new ConfigError(`${path}.url: not a valid URL, got ${describe(raw.url)}; use e.g. "http://192.0.2.10/snapshot.jpg"`);
+      throw new ConfigError(`${path}.url: not a valid URL, got ${describeUrl(raw.url)}; use e.g. "http://192.0.2.10/snapshot.jpg" (a "@", ":" or "/" in a password written %40, %3A, %2F)`);
     }
     if (typeof raw.url !== 'string' || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-      throw new ConfigError(`${path}.url: must be an http:// or https:// URL, got ${describe(raw.url)}`);
+      throw new ConfigError(`${path}.url: must be an http:// or https:// URL, got ${describeUrl(raw.url)}`);
+    }
+    try {
+      decodeURIComponent(parsed.username);
+      decodeURIComponent(parsed.password);
+    } catch {
+      throw new ConfigError(`${path}.url: the user or password has a "%" that starts no valid escape; write a "%" in them as %25 (and "@" as %40, ":" in the user as %3A)`);
     }
     url = raw.url;
   } else if (opts.requireUrl) {

@@ -14,6 +14,11 @@ export interface CameraUrl {
   readonly credentials: { readonly user: string; readonly password: string } | undefined;
 }
 
+/** A URL as given, for a message: its password (`user:PASSWORD@`) shown as ***, also when it does not parse. */
+export function hideUrlPassword(url: string): string {
+  return url.replace(/^([^:/?#]*:\/\/[^/?#@:]*:)[^/?#]*@/, '$1***@');
+}
+
 export function parseCameraUrl(cameraId: string, url: string): CameraUrl {
   let u: URL;
   try {
