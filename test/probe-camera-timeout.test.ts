@@ -12,7 +12,8 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 it('gives up after its time limit, naming the camera error, while garbage is collected', async () => {
-  const server = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('no'));
+  // 503 (busy): an answer that may change, so the probe waits for its time limit.
+  const server = createServer((_req, res) => res.writeHead(503, { 'content-type': 'text/plain' }).end('busy'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`;
@@ -27,6 +28,17 @@ it('gives up after its time limit, naming the camera error, while garbage is col
     ),
     new Promise<string>((r) => setTimeout(() => r('still waiting after 8 s'), 8_000)),
   ]);
-  expect(outcome).toMatch(/no frame within 1 s .*HTTP 404/);
+  expect(outcome).toMatch(/no frame within 1 s .*HTTP 503/);
   expect(Date.now() - started).toBeLessThan(5_000);
+});
+
+it('tells a wrong path (HTTP 404) at once, as the camera error itself', async () => {
+  const server = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('no'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`;
+  // With a limit far beyond the test's own timeout: only an answer told at once passes.
+  const err = await probeCameraSize(url, 600_000).then(() => undefined, (e: Error & { code?: string }) => e);
+  expect(err?.code).toBe('TC_ERR_SOURCE_HTTP');
+  expect(err?.message).toMatch(/answered HTTP 404 Not Found; check the path in the camera URL/);
 });

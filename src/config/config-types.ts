@@ -26,6 +26,10 @@ export interface CameraConfig {
   readonly maxDecodeMemoryMB: number;
   /** A camera that answers but has sent no new image for this long is reported frozen (log, /api/health). */
   readonly frozenAfterMs: number;
+  /** https only: the SHA-256 fingerprint ("AB:CD:…", 32 bytes) of the camera's certificate, accepted instead of a CA's word. */
+  readonly tlsFingerprint?: string;
+  /** https only: accept any certificate (validated configs say false when unset). */
+  readonly tlsInsecure?: boolean;
   readonly roi: readonly Point[];
   readonly lines: readonly LineConfig[];
   /**

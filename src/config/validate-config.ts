@@ -18,7 +18,7 @@ export interface ValidateOptions {
 }
 
 const TOP_KEYS = new Set(['cameras', ...Object.keys(DAEMON_DEFAULTS)]);
-const CAMERA_KEYS = new Set(['id', 'url', 'kind', 'roi', 'lines', 'drawnOn', 'analyzer', ...Object.keys(CAMERA_DEFAULTS)]);
+const CAMERA_KEYS = new Set(['id', 'url', 'kind', 'roi', 'lines', 'drawnOn', 'analyzer', 'tlsFingerprint', 'tlsInsecure', ...Object.keys(CAMERA_DEFAULTS)]);
 const LINE_KEYS = new Set(['id', 'from', 'to']);
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -214,6 +214,7 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
   const lines = Object.freeze(raw.lines.map((l, i) => validateLine(l, `${path}.lines[${i}]`)));
   checkUniqueIds(lines.map((l) => l.id), (i) => `${path}.lines[${i}].id`, 'line');
 
+  const tls = validateTls(raw, path, url);
   const d = CAMERA_DEFAULTS;
   const backoffInitialMs = num(raw, 'backoffInitialMs', path, d.backoffInitialMs, 10, 3_600_000);
   const backoffMaxMs = num(raw, 'backoffMaxMs', path, d.backoffMaxMs, 10, 3_600_000);
@@ -232,11 +233,38 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
     maxMegapixels: num(raw, 'maxMegapixels', path, d.maxMegapixels, 0.01, 100),
     maxDecodeMemoryMB: num(raw, 'maxDecodeMemoryMB', path, d.maxDecodeMemoryMB, 8, 4096),
     frozenAfterMs: num(raw, 'frozenAfterMs', path, d.frozenAfterMs, 1_000, 86_400_000),
+    ...tls,
     roi,
     lines,
     ...(raw.drawnOn !== undefined ? { drawnOn: validateDrawnOn(raw.drawnOn, roi, lines, path) } : {}),
     analyzer: validateAnalyzer(raw.analyzer, `${path}.analyzer`),
   });
+}
+
+/**
+ * tlsFingerprint (the camera certificate's SHA-256, with or without colons, any case; kept as "AB:CD:…") and
+ * tlsInsecure: for https:// URLs only, and not both.
+ */
+function validateTls(raw: Record<string, unknown>, path: string, url: string | undefined): { tlsFingerprint?: string; tlsInsecure: boolean } {
+  const insecure = raw.tlsInsecure ?? false;
+  if (typeof insecure !== 'boolean') throw new ConfigError(`${path}.tlsInsecure: must be true or false, got ${describe(insecure)}`);
+  let fingerprint: string | undefined;
+  if (raw.tlsFingerprint !== undefined) {
+    const hex = typeof raw.tlsFingerprint === 'string' ? raw.tlsFingerprint.replace(/[:\s]/g, '').toUpperCase() : '';
+    if (!/^[0-9A-F]{64}$/.test(hex)) {
+      throw new ConfigError(
+        `${path}.tlsFingerprint: must be the SHA-256 fingerprint of the camera's certificate, 32 bytes in hex ("AB:CD:…", as a TC_ERR_SOURCE_TLS message or \`openssl x509 -fingerprint -sha256\` gives it), got ${describe(raw.tlsFingerprint)}`,
+      );
+    }
+    fingerprint = hex.match(/../g)!.join(':');
+  }
+  if ((fingerprint !== undefined || insecure) && url !== undefined && !url.toLowerCase().startsWith('https:')) {
+    throw new ConfigError(`${path}.${fingerprint !== undefined ? 'tlsFingerprint' : 'tlsInsecure'}: applies to https:// camera URLs only, and url is ${describeUrl(url)}; remove it`);
+  }
+  if (fingerprint !== undefined && insecure) {
+    throw new ConfigError(`${path}.tlsInsecure: set beside tlsFingerprint, which it would make pointless; remove tlsInsecure (the pinned certificate is accepted, any other refused)`);
+  }
+  return { ...(fingerprint !== undefined ? { tlsFingerprint: fingerprint } : {}), tlsInsecure: insecure };
 }
 
 /**

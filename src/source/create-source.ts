@@ -27,6 +27,7 @@ export function createSource(camera: CameraConfig, events: SourceEvents & SlotEv
     onSlot: events.onSlot,
     onSlotCancelled: events.onSlotCancelled,
     onUnchanged: events.onUnchanged,
+    tls: { fingerprint256: camera.tlsFingerprint, insecure: camera.tlsInsecure },
   };
   switch (camera.kind) {
     case 'snapshot':

@@ -137,7 +137,7 @@ export class HttpSnapshotSource implements FrameSource {
     if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
     this.#http.stats.s.requests++;
     try {
-      const res = await requestCamera(this.#http, { headers, signal: ctrl.signal, timeoutMs });
+      const res = await requestCamera(this.#http, { cameraId, headers, signal: ctrl.signal, timeoutMs });
       const { statusCode, body } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       if (statusCode === 304) {

@@ -7,7 +7,7 @@ import { request, type Dispatcher } from 'undici';
 import { ConfigError } from '../errors.js';
 import { Backoff } from './backoff.js';
 import { CameraAuth } from './camera-auth.js';
-import { createCameraAgent } from './camera-agent.js';
+import { certificateError, certificateProblem, createCameraAgent, type CameraTls } from './camera-agent.js';
 import { parseCameraUrl, type CameraUrl } from './camera-url.js';
 import type { SlotEvents, SourceEvents } from './frame-source.js';
 import { SlotClock } from './slot-clock.js';
@@ -22,6 +22,8 @@ export interface HttpSourceOptions extends SourceEvents, SlotEvents {
   readonly maxBodyBytes: number;
   readonly backoffInitialMs: number;
   readonly backoffMaxMs: number;
+  /** How an https:// camera's certificate is checked (default: as a browser would). */
+  readonly tls?: CameraTls;
   /** The first poll (slot 0) is due this long after the source starts (ms, default 0; see SlotClockOptions.offsetMs). */
   readonly startDelayMs?: number;
   /** Use this dispatcher instead of a private keep-alive Agent (it is then not closed by close()). */
@@ -62,7 +64,7 @@ export function setUpHttpSource(opts: HttpSourceOptions): HttpSourceParts {
   const clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now, onSlot: opts.onSlot, offsetMs: opts.startDelayMs });
   const stats = new SourceStatsRecorder(opts, now);
   const ownsDispatcher = opts.dispatcher === undefined;
-  const dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs);
+  const dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs, opts.tls);
   return { url, now, backoff, clock, stats, dispatcher, ownsDispatcher, auth: new CameraAuth(url.credentials) };
 }
 
@@ -74,18 +76,27 @@ export function setUpHttpSource(opts: HttpSourceOptions): HttpSourceParts {
  */
 export async function requestCamera(
   parts: Pick<HttpSourceParts, 'url' | 'auth' | 'dispatcher'>,
-  init: { readonly headers: Readonly<Record<string, string>>; readonly signal: AbortSignal; readonly timeoutMs: number },
+  init: { readonly cameraId: string; readonly headers: Readonly<Record<string, string>>; readonly signal: AbortSignal; readonly timeoutMs: number },
 ): Promise<Dispatcher.ResponseData> {
   for (let attempt = 0; ; attempt++) {
     const authorization = parts.auth.header('GET', parts.url.requestUri);
-    const res = await request(parts.url.href, {
-      method: 'GET',
-      headers: authorization === undefined ? init.headers : { ...init.headers, authorization },
-      dispatcher: parts.dispatcher,
-      signal: init.signal,
-      headersTimeout: init.timeoutMs,
-      bodyTimeout: init.timeoutMs,
-    });
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(parts.url.href, {
+        method: 'GET',
+        headers: authorization === undefined ? init.headers : { ...init.headers, authorization },
+        dispatcher: parts.dispatcher,
+        signal: init.signal,
+        headersTimeout: init.timeoutMs,
+        bodyTimeout: init.timeoutMs,
+      });
+    } catch (err) {
+      // A certificate not accepted is told as such, with the fingerprint to pin (TC_ERR_SOURCE_TLS), not as a
+      // network failure to check the host and port for.
+      const problem = init.signal.aborted ? undefined : certificateProblem(err);
+      if (problem === undefined) throw err;
+      throw await certificateError(problem, { cameraId: init.cameraId, url: parts.url.display, href: parts.url.href, timeoutMs: init.timeoutMs, cause: err });
+    }
     if (res.statusCode !== 401 || attempt > 0 || !parts.auth.challenged(res.headers['www-authenticate'], authorization)) return res;
     // Reading the short 401 body keeps the keep-alive socket for the answer.
     await res.body.dump().catch(() => undefined);

@@ -154,7 +154,7 @@ export class MjpegStreamSource implements FrameSource {
     }, timeoutMs);
     this.#http.stats.s.requests++;
     try {
-      const res = await requestCamera(this.#http, { headers: { accept: 'multipart/x-mixed-replace, */*;q=0.1' }, signal: ctrl.signal, timeoutMs });
+      const res = await requestCamera(this.#http, { cameraId, headers: { accept: 'multipart/x-mixed-replace, */*;q=0.1' }, signal: ctrl.signal, timeoutMs });
       clearTimeout(timer);
       timer = undefined;
       const { statusCode, body } = res;

@@ -3,10 +3,16 @@
 import { validateConfig } from '../config/validate-config.js';
 import { inspectJpeg } from '../decode/jpeg-header.js';
 import { SourceError } from '../errors.js';
+import { hideUrlPassword } from './camera-url.js';
 import { createSource } from './create-source.js';
 import { kindToSet } from './request-errors.js';
 
 type Kind = 'snapshot' | 'mjpeg';
+
+/** Answers that waiting will not change (a certificate not accepted, a password refused, a wrong path): told at once. */
+function isFinal(err: SourceError): boolean {
+  return err.code === 'TC_ERR_SOURCE_TLS' || (err.code === 'TC_ERR_SOURCE_HTTP' && / answered HTTP (401|403|404)\b/.test(err.message));
+}
 
 /**
  * The first frame's size, and the kind of source that gave it: the one guessed from the URL, or the other one
@@ -23,6 +29,7 @@ export async function probeCameraSize(url: string, timeoutMs = 15_000): Promise<
     }).cameras[0]!;
     kind = camera.kind;
     let other: Kind | undefined;
+    let final: SourceError | undefined;
     // One controller, aborted by our own timer or a wrong kind: an AbortSignal.timeout inside AbortSignal.any
     // was garbage-collected before it fired, and the probe then waited forever.
     const stop = new AbortController();
@@ -34,19 +41,23 @@ export async function probeCameraSize(url: string, timeoutMs = 15_000): Promise<
         if (told && told !== kind) {
           other = told;
           stop.abort();
+        } else if (isFinal(err)) {
+          final = err;
+          stop.abort();
         }
       },
     });
     try {
       for await (const frame of source.frames(stop.signal)) {
-        return { ...inspectJpeg(frame.jpeg, `--camera ${url}`), kind };
+        return { ...inspectJpeg(frame.jpeg, `--camera ${hideUrlPassword(url)}`), kind };
       }
     } finally {
       clearTimeout(timer);
       await source.close();
     }
+    if (final) throw final;
     if (!other) break;
     kind = other;
   }
-  throw new SourceError('TC_ERR_SOURCE_NETWORK', `--camera ${url}: no frame within ${timeoutMs / 1000} s${lastError ? ` (${lastError.message})` : ''}; check the URL and that the camera is reachable`);
+  throw new SourceError('TC_ERR_SOURCE_NETWORK', `--camera ${hideUrlPassword(url)}: no frame within ${timeoutMs / 1000} s${lastError ? ` (${lastError.message})` : ''}; check the URL and that the camera is reachable`);
 }
