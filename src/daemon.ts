@@ -13,6 +13,7 @@ import { CountStore } from './store/count-store.js';
 import { createSource } from './source/create-source.js';
 import { abortableSleep } from './source/abortable-sleep.js';
 import { RepeatLog } from './repeat-log.js';
+import { LoadWindow, behindMessage, keepsUpMessage } from './load-window.js';
 import type { FrameSource, SourceStats } from './source/frame-source.js';
 import type { TrafficCounterError } from './errors.js';
 
@@ -80,11 +81,8 @@ interface CameraPipeline {
    * marked moved in the store (frames_moved), and so are those analysed from the move's start to its finding.
    */
   movedWarned: boolean;
-  /**
-   * Frames analysed, and dropped by the channel, in the current window (from `startAt`, wall clock) and the latest
-   * whole one (ended at `endAt`); `behind`: whether the log said the daemon cannot keep up with this camera.
-   */
-  readonly load: { startAt: number; analysed: number; dropped: number; last: { analysed: number; dropped: number; startAt: number; endAt: number } | null; behind: boolean };
+  /** Frames handed to the channel and outputs taken from it, per load window: whether the daemon keeps up (see #judgeLoad). */
+  readonly load: LoadWindow;
   /** Capture times of the latest analysed frames (a ring of FRAMES_TO_FIND_A_MOVE), for that mark; and how many were. */
   readonly recentFrames: Float64Array;
   recentCount: number;
@@ -125,13 +123,9 @@ const REACH_CHECK_FRAMES = 60;
 
 /**
  * A camera whose frames the channel drops (the decoders or the analyzer cannot keep up) is judged over windows of
- * this long (DaemonOptions.loadWindowMs): it is behind when at least BEHIND_SHARE of a window's frames were
- * dropped, and keeps up again under half of that.
+ * this long (DaemonOptions.loadWindowMs; see LoadWindow for the rule).
  */
 const LOAD_WINDOW_MS = 60_000;
-const BEHIND_SHARE = 0.2;
-/** Fewer frames than this in a window are not judged. */
-const LOAD_MIN_FRAMES = 10;
 
 /**
  * When each camera's first poll is due after the daemon starts (ms; 0 for MJPEG streams, which set their own pace):
@@ -170,6 +164,7 @@ export class Daemon implements AsyncDisposable {
   readonly #pipelines = new Map<string, CameraPipeline>();
   readonly #abort = new AbortController();
   readonly #loops: Promise<void>[] = [];
+  #loadTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
 
   private constructor(config: Config, opts: DaemonOptions, store: CountStore, channel: FrameChannel) {
@@ -242,11 +237,15 @@ export class Daemon implements AsyncDisposable {
           }
         },
       }, { startDelayMs: startDelays[i] });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, recentFrames: new Float64Array(FRAMES_TO_FIND_A_MOVE), recentCount: 0, load: { startAt: Date.now(), analysed: 0, dropped: 0, last: null, behind: false }, resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, recentFrames: new Float64Array(FRAMES_TO_FIND_A_MOVE), recentCount: 0, load: new LoadWindow(this.#loadWindowMs, Date.now()), resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
     this.#loops.push(this.#consume());
+    // Every camera's window ends on this timer, not when an output of it comes: a camera whose every frame is
+    // dropped has none, and one whose frames stop would have its last window judged late or never.
+    this.#loadTimer = setInterval(() => this.#judgeLoad(), this.#loadWindowMs);
+    this.#loadTimer.unref();
     if (this.config.eventRetentionDays > 0) this.#loops.push(this.#pruneLoop(this.config.eventRetentionDays));
   }
 
@@ -332,6 +331,7 @@ export class Daemon implements AsyncDisposable {
           this.#log.info(`camera ${p.camera.id}: new images again`);
         }
         this.#channel.submit(frame, limits);
+        p.load.submitted();
       }
     } catch (err) {
       if (!this.#abort.signal.aborted) this.#log.warn(`camera ${p.camera.id}: source stopped: ${(err as Error).message}`);
@@ -347,14 +347,16 @@ export class Daemon implements AsyncDisposable {
         if (out.kind === 'frame') out.frame.release();
         continue;
       }
+      p.load.cameOut();
       // Outputs arrive in order per camera, so a gap in sequence numbers is frames the channel dropped.
       // From 1 (lastSeq starts at 0): frames dropped before the first that came through are counted too.
+      // These counts (stats, the store's ticks) place drops in time; the load judgement above counts frames handed
+      // in instead, as a camera whose every frame is dropped leaves no gap to see.
       const gap = Math.max(0, seq - p.lastSeq - 1);
       p.lastSeq = seq;
       if (gap > 0) {
         p.stats.dropped += gap;
         this.#store.addFrameTicks(cameraId, Date.now(), { dropped: gap });
-        this.#countLoad(p, 'dropped', gap);
       }
       if (out.kind === 'error') {
         p.stats.decodeErrors++;
@@ -380,7 +382,6 @@ export class Daemon implements AsyncDisposable {
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
         p.stats.framesAnalysed++;
-        this.#countLoad(p, 'analysed', 1);
         p.stats.lastFrameAt = f.capturedAt;
         p.lastAnalysedAt = Date.now();
         p.waitingSince = null;
@@ -436,49 +437,14 @@ export class Daemon implements AsyncDisposable {
     return `camera ${p.camera.id}: no new image for ${s} s although it answers (the same image, or nothing new on the stream); nothing can be counted until it changes: check that the camera still updates its picture`;
   }
 
-  /** Counts frames analysed or dropped in the camera's load window; at a window's end, says whether it is behind. */
-  #countLoad(p: CameraPipeline, kind: 'analysed' | 'dropped', n: number): void {
-    const l = p.load;
+  /** Ends every camera's load window and says, once per change, whether the daemon cannot keep up with it or keeps up again. */
+  #judgeLoad(): void {
     const now = Date.now();
-    if (now - l.startAt >= this.#loadWindowMs) {
-      l.last = { analysed: l.analysed, dropped: l.dropped, startAt: l.startAt, endAt: now };
-      l.startAt = now;
-      l.analysed = l.dropped = 0;
-      const share = this.#droppedShare(p, now);
-      if (share !== undefined && !l.behind && share >= BEHIND_SHARE) {
-        l.behind = true;
-        this.#log.warn(this.#behindMessage(p));
-      } else if (share !== undefined && l.behind && share < BEHIND_SHARE / 2) {
-        l.behind = false;
-        this.#log.info(`camera ${p.camera.id}: the daemon keeps up with it again (${Math.round(share * 100)}% of its frames dropped in the last ${this.#loadWindowMs / 1000} s)`);
-      }
+    for (const p of this.#pipelines.values()) {
+      const verdict = p.load.end(now);
+      if (verdict === 'behind') this.#log.warn(behindMessage(p.camera.id, p.load.last!, this.config));
+      else if (verdict === 'keeps up') this.#log.info(keepsUpMessage(p.camera.id, p.load.last!));
     }
-    l[kind] += n;
-  }
-
-  /**
-   * The share of the latest whole load window's frames that were dropped; undefined when too few, too long ago, or
-   * when the window ran much longer than its length (frames stopped coming: an outage, not a load).
-   */
-  #droppedShare(p: CameraPipeline, now = Date.now()): number | undefined {
-    const last = p.load.last;
-    if (!last || now - last.endAt > 2 * this.#loadWindowMs || last.endAt - last.startAt > 2 * this.#loadWindowMs) return undefined;
-    const all = last.analysed + last.dropped;
-    return all >= LOAD_MIN_FRAMES ? last.dropped / all : undefined;
-  }
-
-  #behindMessage(p: CameraPipeline): string {
-    const last = p.load.last!;
-    const all = last.analysed + last.dropped;
-    const c = this.config;
-    const sec = (last.endAt - last.startAt) / 1000;
-    const rate = (n: number): string => (n / sec).toFixed(1);
-    return (
-      `camera ${p.camera.id}: the daemon cannot keep up: ${last.dropped} of its ${all} frames (${Math.round((100 * last.dropped) / all)}%) in ` +
-      `the last ${Math.round(sec)} s were dropped before analysis, so it counts from ${rate(last.analysed)} frames/s instead of ` +
-      `${rate(all)}, which costs accuracy (see "Accuracy" in the README); give it more decoders (\`decoders\`, now ${c.decoders}), a larger ` +
-      `\`decodeScale\` (now ${c.decodeScale}) or a faster \`decoder\` (now ${c.decoder}; jpeg-turbo is the fastest), or count fewer cameras in this daemon`
-    );
   }
 
   /** Says when the camera's view moved away from the one its ROI was learnt on, once, and when it is back. */
@@ -558,7 +524,7 @@ export class Daemon implements AsyncDisposable {
           const why = p.skipReason ?? refusal?.message ?? `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); check the decoders`;
           warnings.push({ message: this.#starvedMessage(p, why) });
         }
-        if (p.load.behind && this.#droppedShare(p, now) !== undefined) warnings.push({ message: this.#behindMessage(p) });
+        if (p.load.behind && p.load.share(now) !== undefined) warnings.push({ message: behindMessage(p.camera.id, p.load.last!, this.config) });
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         const view = p.analyzer.viewState();
         if (view?.moved) warnings.push({ message: viewMovedMessage(p.camera.id, view) });
@@ -595,6 +561,7 @@ export class Daemon implements AsyncDisposable {
 
   async #close(timeoutMs: number): Promise<void> {
     this.#abort.abort();
+    clearInterval(this.#loadTimer);
     await Promise.allSettled([...this.#pipelines.values()].map((p) => p.source.close()));
     await this.#channel.close(timeoutMs);
     await Promise.allSettled(this.#loops);

@@ -1,0 +1,67 @@
+// A camera none of whose frames comes out of the channel (here: the daemon leaves decoding to remote decoders, and
+// none is connected) must be told the daemon cannot keep up with it, 100% of its frames dropped. Before, drops were
+// seen only as gaps in the sequence numbers of the frames that came out, and load windows ended only at an output:
+// such a camera was never told, its health said only "no decoder returned its frames". When a decoder connects,
+// the log must say the daemon keeps up again.
+import { createServer } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { expect, it, onTestFinished } from 'vitest';
+import { validateConfig } from '../dist/src/config/validate-config.js';
+import { Daemon } from '../dist/src/daemon.js';
+import { runZeromqDecoder } from '../dist/src/decode/zeromq-decoder.js';
+import { createScene } from '../dist/src/source/camera-sim/index.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+/** A loopback port free a moment ago (the zeromq endpoint must be named before the daemon binds it). */
+async function freePort(): Promise<number> {
+  const s = createTcpServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+async function until(what: string, cond: () => boolean, ms = 20_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !cond(); ) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+it('tells a camera whose every frame is dropped that the daemon cannot keep up, and when it keeps up again', { timeout: 60_000 }, async () => {
+  const scene = createScene({ seed: 7, scenario: 'default' });
+  const frames = Array.from({ length: 20 }, (_, k) => scene.encodeJpeg(k / 2).jpeg);
+  let next = 0;
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/jpeg' }).end(frames[next++ % frames.length]);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onTestFinished(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cam1.jpg`;
+  const endpoint = `tcp://127.0.0.1:${await freePort()}`;
+  // 10 fps, 2 s windows: 20 frames a window, twice the fewest that are judged.
+  const config = validateConfig({ db: join(tempDir(), 'counts.db'), channel: 'zeromq', zeromqEndpoint: endpoint, decoders: 0, cameras: [{ ...scene.cameraConfig(), id: 'cam1', url, pollIntervalMs: 100 }] });
+  const log: string[] = [];
+  const daemon = await Daemon.start(config, { log: { info: (m: string) => log.push(m), warn: (m: string) => log.push(m) }, loadWindowMs: 2_000 });
+  onTestFinished(() => daemon.close());
+
+  const behind = /^camera cam1: the daemon cannot keep up: (\d+) of its (\d+) frames \((\d+)%\) in the last \d+ s were dropped before analysis, so it counts from ([\d.]+) frames\/s instead of [\d.]+, .*more decoders \(`decoders`, now 0\)/;
+  await until('"cannot keep up" in the log', () => log.some((m) => behind.test(m)));
+  const [, dropped, all, percent, rate] = behind.exec(log.find((m) => behind.test(m))!)!;
+  expect([dropped, percent, rate], log.join('\n')).toEqual([all, '100', '0.0']);
+  expect(daemon.stats().cameras[0]!.warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(behind));
+
+  // A remote decoder connects: every frame comes out again.
+  const ac = new AbortController();
+  const decoder = runZeromqDecoder({ connect: endpoint, decoder: 'jpeg-js', signal: ac.signal });
+  onTestFinished(async () => {
+    ac.abort();
+    await decoder;
+  });
+  const keepsUp = /^camera cam1: the daemon keeps up with it again \(\d+% of its frames dropped in the last \d+ s\)$/;
+  await until('"keeps up again" in the log', () => log.some((m) => keepsUp.test(m)));
+  expect(daemon.stats().cameras[0]!.warnings.map((w) => w.message)).not.toContainEqual(expect.stringMatching(behind));
+  // Each said once.
+  expect(log.filter((m) => behind.test(m) || keepsUp.test(m)).length, log.join('\n')).toBe(2);
+});
