@@ -127,18 +127,23 @@ const REACH_CHECK_FRAMES = 60;
  */
 const LOAD_WINDOW_MS = 60_000;
 
+/** Snapshot cameras' first polls are spread over their poll interval, but over this long at most (ms). */
+const POLL_SPREAD_MAX_MS = 2_000;
+
 /**
  * When each camera's first poll is due after the daemon starts (ms; 0 for MJPEG streams, which set their own pace):
- * the k-th of n snapshot cameras at k/n of its poll interval. Polled at the same instant, n cameras' JPEGs reach the
- * channel together, and with fewer frames in flight than cameras the channel drops some of them every round even
- * when the decoders are mostly idle (6 cameras at 2 fps, one jpeg-js decoder about a third busy, 4 in flight:
- * 38% of five cameras' frames dropped). Spread out, they come one by one. Cameras with different intervals drift
- * in and out of step; they are spread at the start only.
+ * the k-th of n snapshot cameras at k/n of its poll interval, or of POLL_SPREAD_MAX_MS if that is shorter. Polled
+ * at the same instant, n cameras' JPEGs reach the channel together, and with fewer frames in flight than cameras
+ * the channel drops some of them every round even when the decoders are mostly idle (6 cameras at 2 fps, one
+ * jpeg-js decoder about a third busy, 4 in flight: 38% of five cameras' frames dropped). Spread out, they come one
+ * by one. Beyond a couple of seconds spreading gains nothing, and a camera polled every 10 minutes must not wait
+ * minutes for its first poll (nor a 401 or a wrong path go untold that long). Cameras with different intervals
+ * drift in and out of step; they are spread at the start only.
  */
 export function pollStartDelays(cameras: readonly Pick<CameraConfig, 'kind' | 'pollIntervalMs'>[]): number[] {
   const n = cameras.filter((c) => c.kind === 'snapshot').length;
   let k = 0;
-  return cameras.map((c) => (c.kind === 'snapshot' ? Math.floor((k++ * c.pollIntervalMs) / n) : 0));
+  return cameras.map((c) => (c.kind === 'snapshot' ? Math.floor((k++ * Math.min(c.pollIntervalMs, POLL_SPREAD_MAX_MS)) / n) : 0));
 }
 
 const SILENT: DaemonLogger = { info() {}, warn() {} };

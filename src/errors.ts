@@ -29,10 +29,14 @@ export class SourceError extends TrafficCounterError {
   constructor(
     code: 'TC_ERR_SOURCE_HTTP' | 'TC_ERR_SOURCE_TIMEOUT' | 'TC_ERR_SOURCE_TOO_LARGE' | 'TC_ERR_SOURCE_NETWORK' | 'TC_ERR_SOURCE_TLS' | 'TC_ERR_SOURCE_STREAM' | 'TC_ERR_SOURCE_BOUNDARY' | 'TC_ERR_SOURCE_DIR',
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; status?: number },
   ) {
     super(code, message, options);
+    this.status = options?.status;
   }
+
+  /** The HTTP status the camera answered, for TC_ERR_SOURCE_HTTP errors made from one. */
+  readonly status: number | undefined;
 }
 
 /** A JPEG could not be decoded: truncated, corrupt, not a JPEG, or too large. */

@@ -90,11 +90,15 @@ export class LoadWindow {
 export function behindMessage(cameraId: string, w: LoadCounts, c: Pick<Config, 'decoders' | 'decodeScale' | 'decoder'>): string {
   const sec = (w.endAt - w.startAt) / 1000;
   const rate = (n: number): string => (n / sec).toFixed(1);
+  // With remote decoders only (zeromq, decoders 0), local settings change nothing: more of those are the fix.
+  const fix =
+    c.decoders === 0
+      ? `connect more remote decoders (\`traffic-counter decoder --connect …\`; \`decoders\` is 0, so all decoding is theirs), a larger \`decodeScale\` (now ${c.decodeScale}), or count fewer cameras in this daemon`
+      : `give it more decoders (\`decoders\`, now ${c.decoders}), a larger \`decodeScale\` (now ${c.decodeScale}) or a faster \`decoder\` (now ${c.decoder}; jpeg-turbo is the fastest), or count fewer cameras in this daemon`;
   return (
     `camera ${cameraId}: the daemon cannot keep up: ${w.dropped} of its ${w.frames} frames (${Math.round((100 * w.dropped) / w.frames)}%) in ` +
     `the last ${Math.round(sec)} s were dropped before analysis, so it counts from ${rate(w.frames - w.dropped)} frames/s instead of ` +
-    `${rate(w.frames)}, which costs accuracy (see "Accuracy" in the README); give it more decoders (\`decoders\`, now ${c.decoders}), a larger ` +
-    `\`decodeScale\` (now ${c.decodeScale}) or a faster \`decoder\` (now ${c.decoder}; jpeg-turbo is the fastest), or count fewer cameras in this daemon`
+    `${rate(w.frames)}, which costs accuracy (see "Accuracy" in the README); ${fix}`
   );
 }
 

@@ -47,7 +47,8 @@ describe('https cameras', () => {
     expect(err.code).toBe('TC_ERR_SOURCE_TLS');
     expect(err.message).toContain(`camera cam1: GET ${url}: the camera presented a self-signed certificate`);
     expect(err.message).toContain(`set the camera's "tlsFingerprint": "${FINGERPRINT}"`);
-    expect(err.message).toContain('"tlsInsecure": true accepts any certificate (not recommended)');
+    expect(err.message).toContain(`(\`run --camera\`: --tls-fingerprint ${FINGERPRINT})`);
+    expect(err.message).toContain('"tlsInsecure": true accepts any certificate (--tls-insecure; not recommended)');
   });
 
   it('reads a camera whose certificate is pinned, in any spelling of the fingerprint, and refuses another', async () => {
@@ -65,10 +66,16 @@ describe('https cameras', () => {
 
   it('run --camera (the probe) says so at once, without the password, rather than after 15 s of retrying', async () => {
     const url = (await httpsCamera()).replace('https://', 'https://admin:s3cret@');
-    const err = await probeCameraSize(url).then(() => undefined, (e: SourceError) => e);
+    // With a limit far beyond the test's own timeout: only an error told at once passes.
+    const err = await probeCameraSize(url, 600_000).then(() => undefined, (e: SourceError) => e);
     expect(err?.code).toBe('TC_ERR_SOURCE_TLS');
     expect(err?.message).toContain('https://admin:***@127.0.0.1');
     expect(err?.message).not.toContain('s3cret');
+  });
+
+  it('run --camera reads a camera whose certificate is pinned with --tls-fingerprint', async () => {
+    const url = await httpsCamera();
+    expect(await probeCameraSize(url, 600_000, { tlsFingerprint: FINGERPRINT })).toEqual({ width: 16, height: 16, kind: 'snapshot' });
   });
 
   it('accepts any certificate with tlsInsecure', async () => {

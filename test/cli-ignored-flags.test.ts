@@ -21,6 +21,9 @@ describe('run refuses flags that would be ignored', () => {
     ['--zeromq-endpoint with --channel shared', () => ['--channel', 'shared', '--zeromq-endpoint', 'tcp://127.0.0.1:5555'], /but the channel is shared \(--channel shared\); add --channel zeromq/],
     ['--zeromq-endpoint with a config whose channel is ipc', (f: string) => ['--config', f, '--zeromq-endpoint', 'tcp://127.0.0.1:5555'], /but the channel is ipc \(--config \S+config\.json, or the default\)/],
     ['--http-host without --http', () => ['--http-host', '0.0.0.0'], /run: --http-host 0\.0\.0\.0 is where the HTTP API listens, but the API is off without --http PORT; add --http PORT \(0 = any free port\), or drop --http-host/],
+    ['--tls-fingerprint with --config', (f: string) => ['--config', f, '--tls-fingerprint', 'AB'], /run: --tls-fingerprint is for an https:\/\/ --camera URL only; in --config \S+config\.json, set the camera's "tlsFingerprint"/],
+    ['--tls-insecure without --camera', () => ['--tls-insecure'], /run: --tls-insecure is for an https:\/\/ --camera URL only; add --camera URL/],
+    ['--seed with a --camera holding a password', () => ['--camera', 'http://admin:s3cret@127.0.0.1:9/x.jpg', '--seed', '7'], /drop --camera http:\/\/admin:\*\*\*@127\.0\.0\.1:9\/x\.jpg to count the simulator/],
     ['--decoder with --decoders 0', () => ['--channel', 'zeromq', '--zeromq-endpoint', 'tcp://127.0.0.1:0', '--decoders', '0', '--decoder', 'sharp'], /run: --decoder sharp picks the local decoders' library, but --decoders 0 runs none .*drop --decoder, or give --decoders 1 or more/],
   ])('%s', async (_name, args, message) => {
     const dir = tempDir();

@@ -84,7 +84,9 @@ describe('daemon health', () => {
     });
     const logged: string[] = [];
     const infos: string[] = [];
-    const daemon = await Daemon.start(config, { log: { info: (m: string) => infos.push(m), warn: (m: string) => logged.push(m) } });
+    // The load judgement (test/daemon-keeping-up, test/load-window) is left out: on a loaded machine this test can run
+    // past a minute, with one decoder for seven cameras, and its "cannot keep up" lines are not what it checks.
+    const daemon = await Daemon.start(config, { log: { info: (m: string) => infos.push(m), warn: (m: string) => logged.push(m) }, loadWindowMs: 3_600_000 });
     onTestFinished(() => daemon.close());
     const http = await startHttpServer({ dbPath: config.db, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
     onTestFinished(() => http.close());
@@ -107,7 +109,7 @@ describe('daemon health', () => {
     const flaky = byId(cams, 'flaky');
     expect(flaky.framesAnalysed).toBeGreaterThan(0);
     expect(flaky.decodeErrors).toBeGreaterThan(3);
-    expect(logged.filter((m) => m.includes('camera flaky')), JSON.stringify(logged)).toHaveLength(1 + Math.floor((flaky.decodeErrors - 1) / 100));
+    expect(logged.filter((m) => m.includes('camera flaky frame')), JSON.stringify(logged)).toHaveLength(1 + Math.floor((flaky.decodeErrors - 1) / 100));
 
     const good = byId(cams, 'scene');
     // Most frames analysed: a frame the decoders are still busy with when the next comes is dropped (latest wins).

@@ -19,6 +19,8 @@ describe('spreading the cameras polls', () => {
     expect(pollStartDelays([snap(500), snap(500), snap(500), snap(500)])).toEqual([0, 125, 250, 375]);
     expect(pollStartDelays([mjpeg, snap(1000), mjpeg, snap(1000)])).toEqual([0, 0, 0, 500]);
     expect(pollStartDelays([snap(300)])).toEqual([0]);
+    // Spread over 2 s at most: a camera polled every 10 minutes is not first polled minutes after the start.
+    expect(pollStartDelays([snap(600_000), snap(600_000)])).toEqual([0, 1000]);
     expect(pollStartDelays([])).toEqual([]);
   });
 

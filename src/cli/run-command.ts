@@ -24,6 +24,9 @@ and minute/hour/day counts in SQLite. Ctrl-C (SIGINT) or SIGTERM flushes and clo
 Options:
   --config FILE      cameras, ROIs and lines (JSON, see README)
   --camera URL       a single camera's URL (instead of --config)
+  --tls-fingerprint FP  with an https:// --camera: accept the certificate with this SHA-256 fingerprint (most
+                     cameras' are self-signed; the error for one names its fingerprint)
+  --tls-insecure     with an https:// --camera: accept any certificate (not recommended)
   --db FILE          SQLite file (default ./data/counts.db or the config's "db"); a relative path, here or
                      in the config, is taken from the current directory, not the config file's
   --channel C        ipc (default), zeromq or shared: how decoded frames reach the analyzer
@@ -45,6 +48,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseCliArgs('run', argv, {
     config: { type: 'string' },
     camera: { type: 'string' },
+    'tls-fingerprint': { type: 'string' },
+    'tls-insecure': { type: 'boolean' },
     db: { type: 'string' },
     channel: { type: 'string' },
     decoder: { type: 'string' },
@@ -83,7 +88,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (fileConfig) {
       base = fileConfig;
     } else if (values.camera) {
-      base = await singleCameraConfig(values.camera);
+      base = await singleCameraConfig(values.camera, { tlsFingerprint: values['tls-fingerprint'], tlsInsecure: values['tls-insecure'] });
     } else {
       const sim = await spawnCameraSim(seed);
       cleanups.push(() => sim.close());
@@ -151,11 +156,17 @@ function describeDbPath(db: string): string {
   return isAbsolute(db) ? db : `${db} (${resolve(db)})`;
 }
 
-type RunFlags = Partial<Record<'config' | 'camera' | 'seed' | 'channel' | 'zeromq-endpoint' | 'http' | 'http-host' | 'decoder' | 'decoders', string>>;
+type RunFlags = Partial<Record<'config' | 'camera' | 'seed' | 'channel' | 'zeromq-endpoint' | 'http' | 'http-host' | 'decoder' | 'decoders' | 'tls-fingerprint', string>> & { readonly 'tls-insecure'?: boolean };
 
 /** Refuses flags that the rest of the command line makes meaningless: they would be silently ignored. */
 function refuseIgnoredFlags(values: RunFlags, fileConfig: Config | undefined): void {
-  const source = values.config ? `--config ${values.config}` : values.camera ? `--camera ${values.camera}` : undefined;
+  const source = values.config ? `--config ${values.config}` : values.camera ? `--camera ${hideUrlPassword(values.camera)}` : undefined;
+  for (const flag of ['tls-fingerprint', 'tls-insecure'] as const) {
+    if (values[flag] !== undefined && !values.camera) {
+      const key = flag === 'tls-fingerprint' ? 'tlsFingerprint' : 'tlsInsecure';
+      throw new UsageError(`run: --${flag} is for an https:// --camera URL only; ${values.config ? `in --config ${values.config}, set the camera's "${key}"` : 'add --camera URL'}`);
+    }
+  }
   if (values.seed !== undefined && source) {
     throw new UsageError(`run: ${flagText('seed', values.seed)} seeds the built-in simulated camera, which runs only without --config and --camera; drop --seed, or drop ${source} to count the simulator`);
   }
@@ -196,14 +207,23 @@ export function unusedKeys(config: Config, file: string | undefined, channelFlag
  * A one-camera config for --camera URL: full-frame ROI, one horizontal line at 60% of the height, the kind of
  * source and the frame size the camera's first answer showed.
  */
-async function singleCameraConfig(url: string): Promise<Config> {
+async function singleCameraConfig(url: string, tls: { readonly tlsFingerprint?: string; readonly tlsInsecure?: boolean }): Promise<Config> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new UsageError(`--camera: not a URL: "${hideUrlPassword(url)}"; give the camera's snapshot or MJPEG URL, e.g. http://192.0.2.10/snapshot.jpg`);
   }
-  const { width, height, kind } = await probeCameraSize(parsed.href);
+  const tlsKeys = { ...(tls.tlsFingerprint !== undefined ? { tlsFingerprint: tls.tlsFingerprint } : {}), ...(tls.tlsInsecure ? { tlsInsecure: true } : {}) };
+  let probed: Awaited<ReturnType<typeof probeCameraSize>>;
+  try {
+    probed = await probeCameraSize(parsed.href, undefined, tlsKeys);
+  } catch (err) {
+    // A bad --tls-fingerprint is found by the probe's config check, which names the config key.
+    if (err instanceof ConfigError) throw new ConfigError(`--camera ${hideUrlPassword(url)}: ${err.message} (given as --tls-fingerprint / --tls-insecure)`, { cause: err });
+    throw err;
+  }
+  const { width, height, kind } = probed;
   const y = Math.round(height * 0.6);
   const raw = {
     cameras: [
@@ -211,6 +231,7 @@ async function singleCameraConfig(url: string): Promise<Config> {
         id: 'camera',
         url: parsed.href,
         kind,
+        ...tlsKeys,
         roi: [
           [0, 0],
           [width, 0],
@@ -222,7 +243,10 @@ async function singleCameraConfig(url: string): Promise<Config> {
       },
     ],
   };
-  process.stderr.write(`no config given: counting with this one (save it to a file, adjust roi and lines, use --config):\n${JSON.stringify(raw)}\n`);
+  // The log may be kept (a journal, a CI log): the password is shown as ***, to be put back in the saved file.
+  const shown = { cameras: [{ ...raw.cameras[0]!, url: hideUrlPassword(parsed.href) }] };
+  const putBack = shown.cameras[0]!.url !== parsed.href ? ' (the password is shown as ***: write it in again)' : '';
+  process.stderr.write(`no config given: counting with this one (save it to a file${putBack}, adjust roi and lines, use --config):\n${JSON.stringify(shown)}\n`);
   try {
     return validateConfig(raw);
   } catch (err) {

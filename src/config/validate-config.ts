@@ -27,13 +27,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function describe(v: unknown): string {
   if (v === undefined) return 'nothing';
-  const s = JSON.stringify(v);
+  // Any string may be a camera URL with a password (a url given where a list was expected, say).
+  const s = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' ? hideUrlPassword(x) : x));
   return s === undefined ? String(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
-}
-
-/** A camera URL for a message, its password hidden. */
-function describeUrl(v: unknown): string {
-  return describe(typeof v === 'string' ? hideUrlPassword(v) : v);
 }
 
 function unknownKeys(obj: Record<string, unknown>, allowed: Set<string>, path: string): void {
@@ -184,10 +180,10 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
     try {
       parsed = new URL(String(raw.url));
     } catch {
-      throw new ConfigError(`${path}.url: not a valid URL, got ${describeUrl(raw.url)}; use e.g. "http://192.0.2.10/snapshot.jpg" (a "@", ":" or "/" in a password written %40, %3A, %2F)`);
+      throw new ConfigError(`${path}.url: not a valid URL, got ${describe(raw.url)}; use e.g. "http://192.0.2.10/snapshot.jpg" (a "@", ":" or "/" in a password written %40, %3A, %2F)`);
     }
     if (typeof raw.url !== 'string' || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-      throw new ConfigError(`${path}.url: must be an http:// or https:// URL, got ${describeUrl(raw.url)}`);
+      throw new ConfigError(`${path}.url: must be an http:// or https:// URL, got ${describe(raw.url)}`);
     }
     try {
       decodeURIComponent(parsed.username);
@@ -258,8 +254,8 @@ function validateTls(raw: Record<string, unknown>, path: string, url: string | u
     }
     fingerprint = hex.match(/../g)!.join(':');
   }
-  if ((fingerprint !== undefined || insecure) && url !== undefined && !url.toLowerCase().startsWith('https:')) {
-    throw new ConfigError(`${path}.${fingerprint !== undefined ? 'tlsFingerprint' : 'tlsInsecure'}: applies to https:// camera URLs only, and url is ${describeUrl(url)}; remove it`);
+  if ((fingerprint !== undefined || insecure) && url !== undefined && new URL(url).protocol !== 'https:') {
+    throw new ConfigError(`${path}.${fingerprint !== undefined ? 'tlsFingerprint' : 'tlsInsecure'}: applies to https:// camera URLs only, and url is ${describe(url)}; remove it`);
   }
   if (fingerprint !== undefined && insecure) {
     throw new ConfigError(`${path}.tlsInsecure: set beside tlsFingerprint, which it would make pointless; remove tlsInsecure (the pinned certificate is accepted, any other refused)`);

@@ -159,7 +159,9 @@ export class CameraAuth {
       // Refused with a digest of the password: the password is wrong, unless only the nonce had expired.
       return !wasDigest || stale;
     }
-    // Basic, or a 401 that names no scheme at all (some firmware): Basic, once.
+    // Basic, or a 401 that names no scheme at all (some firmware): Basic, once. Not after Digest was learnt: a
+    // camera that took a digest does not ask for the password in clear text, so something else does.
+    if (this.#scheme === 'digest') return false;
     if (challenges.length === 0 || challenges.some((c) => c.scheme.toLowerCase() === 'basic')) {
       const wasBasic = used !== undefined && this.#scheme === 'basic';
       this.#scheme = 'basic';
@@ -181,6 +183,9 @@ export class CameraAuth {
     if (this.#scheme === undefined) {
       return `the camera asks for authentication traffic-counter does not speak (${offered}; Basic and Digest are supported); allow Basic or Digest for this user in the camera's settings`;
     }
+    if (this.#scheme === 'digest' && !this.#offered.some((o) => o.toLowerCase() === 'digest')) {
+      return `the camera took Digest authentication before and now asks for ${offered} only, which would send the password in clear text: it was not sent; check what answers at this address`;
+    }
     return `the camera refused the user and password in the camera URL (${this.#scheme === 'digest' ? 'Digest' : 'Basic'} authentication); check them (http://user:password@host/path), and that this user may read snapshots or streams`;
   }
 
@@ -189,7 +194,8 @@ export class CameraAuth {
     for (const c of challenges) {
       if (c.scheme.toLowerCase() !== 'digest' || c.params.nonce === undefined) continue;
       const alg = digestAlgorithm(c.params.algorithm);
-      if (!alg) continue;
+      // A -sess key is made with the cnonce, which is sent only with a qop: without one the camera could not check it.
+      if (!alg || (alg.sess && !/\bauth(-int)?\b/i.test(c.params.qop ?? ''))) continue;
       if (!best || DIGEST_RANK.indexOf(alg.base) < DIGEST_RANK.indexOf(best.base)) best = { challenge: c, ...alg };
     }
     return best;
@@ -205,8 +211,14 @@ export class CameraAuth {
     // A GET has an empty body: auth-int hashes it too.
     const ha2 = d.qop === 'auth-int' ? h(`${method}:${uri}:${h('')}`) : h(`${method}:${uri}`);
     const response = d.qop ? h(`${ha1}:${d.nonce}:${nc}:${cnonce}:${d.qop}:${ha2}`) : h(`${ha1}:${d.nonce}:${ha2}`);
-    const username = d.userhash ? h(`${this.#user}:${d.realm}`) : this.#user;
-    const parts = [`username=${quote(username)}`, `realm=${quote(d.realm)}`, `nonce=${quote(d.nonce)}`, `uri=${quote(uri)}`];
+    // A user name outside printable ASCII cannot go in a quoted string (RFC 7616 §3.4.4): it is sent as username*,
+    // percent-encoded UTF-8 (the hashes take it as UTF-8 too).
+    const name = d.userhash
+      ? `username=${quote(h(`${this.#user}:${d.realm}`))}`
+      : /^[\x20-\x7e]*$/.test(this.#user)
+        ? `username=${quote(this.#user)}`
+        : `username*=UTF-8''${encodeURIComponent(this.#user)}`;
+    const parts = [name, `realm=${quote(d.realm)}`, `nonce=${quote(d.nonce)}`, `uri=${quote(uri)}`];
     if (d.algorithm !== undefined) parts.push(`algorithm=${d.algorithm}`);
     parts.push(`response=${quote(response)}`);
     if (d.opaque !== undefined) parts.push(`opaque=${quote(d.opaque)}`);

@@ -14,9 +14,18 @@ export interface CameraUrl {
   readonly credentials: { readonly user: string; readonly password: string } | undefined;
 }
 
-/** A URL as given, for a message: its password (`user:PASSWORD@`) shown as ***, also when it does not parse. */
+/**
+ * A URL as given, for a message: a password in it (`user:PASSWORD@`) shown as ***, also when the URL does not parse,
+ * lacks its scheme, or the password holds "/", "?", "#" or "@" (everything from the first ":" after the scheme to
+ * the last "@" is hidden: over-hiding a message is harmless).
+ */
 export function hideUrlPassword(url: string): string {
-  return url.replace(/^([^:/?#]*:\/\/[^/?#@:]*:)[^/?#]*@/, '$1***@');
+  const at = url.lastIndexOf('@');
+  if (at < 0) return url;
+  const slashes = url.indexOf('//');
+  const start = slashes >= 0 && slashes < at ? slashes + 2 : 0;
+  const colon = url.indexOf(':', start);
+  return colon < 0 || colon > at ? url : `${url.slice(0, colon + 1)}***${url.slice(at)}`;
 }
 
 export function parseCameraUrl(cameraId: string, url: string): CameraUrl {

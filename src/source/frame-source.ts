@@ -5,7 +5,7 @@ import type { JpegFrame } from '../channel/messages.js';
 import type { SourceError } from '../errors.js';
 
 export interface SourceStats {
-  /** HTTP requests started (snapshot polls, stream connections) or files read. */
+  /** HTTP requests started (snapshot polls, stream connections, and the second try that answers an authentication challenge) or files read. */
   requests: number;
   /** Frames yielded to the consumer. */
   frames: number;

@@ -16,6 +16,8 @@ export interface HttpSnapshotSourceOptions extends HttpSourceOptions {
   readonly pollIntervalMs: number;
   /** Whole request, headers and body. */
   readonly timeoutMs: number;
+  /** The first poll (slot 0) is due this long after the source starts (ms, default 0): the daemon spreads its cameras' polls. */
+  readonly startDelayMs?: number;
 }
 
 /** A simulator (or a camera) that stamps its own capture instant, epoch ms. */
@@ -51,7 +53,7 @@ export class HttpSnapshotSource implements FrameSource {
   constructor(opts: HttpSnapshotSourceOptions) {
     this.cameraId = opts.cameraId;
     this.#opts = opts;
-    this.#http = setUpHttpSource(opts);
+    this.#http = setUpHttpSource(opts, opts.startDelayMs);
   }
 
   stats(): SourceStats {
@@ -135,7 +137,6 @@ export class HttpSnapshotSource implements FrameSource {
     const headers: Record<string, string> = { accept: 'image/jpeg, image/*;q=0.9, */*;q=0.1' };
     if (this.#etag) headers['if-none-match'] = this.#etag;
     if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
-    this.#http.stats.s.requests++;
     try {
       const res = await requestCamera(this.#http, { cameraId, headers, signal: ctrl.signal, timeoutMs });
       const { statusCode, body } = res;

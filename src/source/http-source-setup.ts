@@ -7,7 +7,8 @@ import { request, type Dispatcher } from 'undici';
 import { ConfigError } from '../errors.js';
 import { Backoff } from './backoff.js';
 import { CameraAuth } from './camera-auth.js';
-import { certificateError, certificateProblem, createCameraAgent, type CameraTls } from './camera-agent.js';
+import { createCameraAgent, type CameraTls } from './camera-agent.js';
+import { certificateError, certificateProblem } from './camera-tls.js';
 import { parseCameraUrl, type CameraUrl } from './camera-url.js';
 import type { SlotEvents, SourceEvents } from './frame-source.js';
 import { SlotClock } from './slot-clock.js';
@@ -24,8 +25,6 @@ export interface HttpSourceOptions extends SourceEvents, SlotEvents {
   readonly backoffMaxMs: number;
   /** How an https:// camera's certificate is checked (default: as a browser would). */
   readonly tls?: CameraTls;
-  /** The first poll (slot 0) is due this long after the source starts (ms, default 0; see SlotClockOptions.offsetMs). */
-  readonly startDelayMs?: number;
   /** Use this dispatcher instead of a private keep-alive Agent (it is then not closed by close()). */
   readonly dispatcher?: Dispatcher;
   /** Clock (ms epoch) for scheduling and capturedAt; injectable for tests. */
@@ -54,14 +53,15 @@ function checkPositive(cameraId: string, name: string, value: number): void {
 }
 
 /** Throws ConfigError on a bad option; the Agent comes last, so a rejected source never creates one. */
-export function setUpHttpSource(opts: HttpSourceOptions): HttpSourceParts {
+/** `clockOffsetMs`: slot 0 is due this long after the source starts (a snapshot camera's startDelayMs; see SlotClockOptions.offsetMs). */
+export function setUpHttpSource(opts: HttpSourceOptions, clockOffsetMs = 0): HttpSourceParts {
   checkPositive(opts.cameraId, 'pollIntervalMs', opts.pollIntervalMs);
   checkPositive(opts.cameraId, 'timeoutMs', opts.timeoutMs);
   checkPositive(opts.cameraId, 'maxBodyBytes', opts.maxBodyBytes);
   const url = parseCameraUrl(opts.cameraId, opts.url);
   const now = opts.now ?? Date.now;
   const backoff = new Backoff({ initialMs: opts.backoffInitialMs, maxMs: opts.backoffMaxMs, random: opts.random });
-  const clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now, onSlot: opts.onSlot, offsetMs: opts.startDelayMs });
+  const clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now, onSlot: opts.onSlot, offsetMs: clockOffsetMs });
   const stats = new SourceStatsRecorder(opts, now);
   const ownsDispatcher = opts.dispatcher === undefined;
   const dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs, opts.tls);
@@ -75,12 +75,13 @@ export function setUpHttpSource(opts: HttpSourceOptions): HttpSourceParts {
  * (`httpStatusError(…, parts.auth.refusalHint())` says why).
  */
 export async function requestCamera(
-  parts: Pick<HttpSourceParts, 'url' | 'auth' | 'dispatcher'>,
+  parts: Pick<HttpSourceParts, 'url' | 'auth' | 'dispatcher' | 'stats'>,
   init: { readonly cameraId: string; readonly headers: Readonly<Record<string, string>>; readonly signal: AbortSignal; readonly timeoutMs: number },
 ): Promise<Dispatcher.ResponseData> {
   for (let attempt = 0; ; attempt++) {
     const authorization = parts.auth.header('GET', parts.url.requestUri);
     let res: Dispatcher.ResponseData;
+    parts.stats.s.requests++;
     try {
       res = await request(parts.url.href, {
         method: 'GET',
@@ -95,9 +96,13 @@ export async function requestCamera(
       // network failure to check the host and port for.
       const problem = init.signal.aborted ? undefined : certificateProblem(err);
       if (problem === undefined) throw err;
-      throw await certificateError(problem, { cameraId: init.cameraId, url: parts.url.display, href: parts.url.href, timeoutMs: init.timeoutMs, cause: err });
+      throw await certificateError(problem, { cameraId: init.cameraId, url: parts.url.display, href: parts.url.href, timeoutMs: init.timeoutMs, cause: err, signal: init.signal });
     }
-    if (res.statusCode !== 401 || attempt > 0 || !parts.auth.challenged(res.headers['www-authenticate'], authorization)) return res;
+    if (res.statusCode !== 401) return res;
+    // The answer to a retry is learnt from too (its new nonce), but not tried again: one retry per poll at most, and
+    // a wrong password then costs one request per poll (a camera may lock the account after a few refusals).
+    const retry = parts.auth.challenged(res.headers['www-authenticate'], authorization);
+    if (attempt > 0 || !retry) return res;
     // Reading the short 401 body keeps the keep-alive socket for the answer.
     await res.body.dump().catch(() => undefined);
   }

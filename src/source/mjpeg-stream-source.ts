@@ -152,7 +152,6 @@ export class MjpegStreamSource implements FrameSource {
       timedOut = true;
       ctrl.abort(new Error(`no response headers within timeoutMs=${timeoutMs}`));
     }, timeoutMs);
-    this.#http.stats.s.requests++;
     try {
       const res = await requestCamera(this.#http, { cameraId, headers: { accept: 'multipart/x-mixed-replace, */*;q=0.1' }, signal: ctrl.signal, timeoutMs });
       clearTimeout(timer);

@@ -11,7 +11,7 @@ type Kind = 'snapshot' | 'mjpeg';
 
 /** Answers that waiting will not change (a certificate not accepted, a password refused, a wrong path): told at once. */
 function isFinal(err: SourceError): boolean {
-  return err.code === 'TC_ERR_SOURCE_TLS' || (err.code === 'TC_ERR_SOURCE_HTTP' && / answered HTTP (401|403|404)\b/.test(err.message));
+  return err.code === 'TC_ERR_SOURCE_TLS' || err.status === 401 || err.status === 403 || err.status === 404;
 }
 
 /**
@@ -19,13 +19,17 @@ function isFinal(err: SourceError): boolean {
  * when the camera's first answer shows the guess wrong (an MJPEG stream at a snapshot-looking URL, or the
  * reverse; the sources say so, naming the kind to set).
  */
-export async function probeCameraSize(url: string, timeoutMs = 15_000): Promise<{ width: number; height: number; kind: Kind }> {
+export async function probeCameraSize(
+  url: string,
+  timeoutMs = 15_000,
+  tls: { readonly tlsFingerprint?: string; readonly tlsInsecure?: boolean } = {},
+): Promise<{ width: number; height: number; kind: Kind }> {
   const deadline = Date.now() + timeoutMs;
   let kind: Kind | undefined;
   let lastError: Error | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     const camera = validateConfig({
-      cameras: [{ id: 'probe', url, ...(kind ? { kind } : {}), roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] }],
+      cameras: [{ id: 'probe', url, ...tls, ...(kind ? { kind } : {}), roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] }],
     }).cameras[0]!;
     kind = camera.kind;
     let other: Kind | undefined;

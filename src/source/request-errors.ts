@@ -76,7 +76,7 @@ export function httpStatusError(cameraId: string, url: string, status: number, l
   if (status >= 300 && status < 400) {
     hint = `redirects are not followed; put the final URL${location ? ` (${location})` : ''} in the configuration`;
   }
-  return new SourceError('TC_ERR_SOURCE_HTTP', `camera ${cameraId}: GET ${url} answered HTTP ${status}${text ? ` ${text}` : ''}; ${hint}`);
+  return new SourceError('TC_ERR_SOURCE_HTTP', `camera ${cameraId}: GET ${url} answered HTTP ${status}${text ? ` ${text}` : ''}; ${hint}`, { status });
 }
 
 /** True for a Content-Type that cannot be a JPEG (an HTML login page, a JSON error). Missing or generic types pass. */
