@@ -176,5 +176,15 @@ describe('daemon health', () => {
     expect(((await none.json()) as { error: { code: string } }).error.code).toBe('TC_ERR_NO_IMAGE');
     expect((await fetch(`${http.url}/api/cameras/nope/latest.jpg`)).status).toBe(404);
     expect(page).toContain('/latest.jpg');
+
+    // A scraper of /metrics is told the same: each camera's status, and the scene's counts per line and direction.
+    const [metrics, now] = [await (await fetch(`${http.url}/metrics`)).text(), await health()];
+    for (const c of now) expect(metrics, c.id).toContain(`traffic_counter_camera_status{camera="${c.id}",status="${c.status}"} 1`);
+    expect(byId(now, 'dead').status).toBe('down');
+    for (const l of byId(now, 'scene').counts) {
+      expect(metrics).toContain(`traffic_counter_crossings_total{camera="scene",line="${l.lineId}",direction="in"} ${l.in}\n`);
+      expect(metrics).toContain(`traffic_counter_crossings_total{camera="scene",line="${l.lineId}",direction="out"} ${l.out}\n`);
+    }
+    expect(byId(now, 'scene').counts.some((l) => l.in + l.out > 0)).toBe(true);
   }, 240_000);
 });

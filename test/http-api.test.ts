@@ -5,12 +5,14 @@ import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { startHttpServer } from '../dist/src/server/index.js';
 import { CountStore } from '../dist/src/store/index.js';
+import type { MetricsSource } from '../dist/src/server/metrics.js';
+import { cameraStats } from './helpers/camera-stats.js';
 
 const T0 = Date.UTC(2024, 4, 1, 8, 0);
 
 type LatestImage = (id: string) => { jpeg: Uint8Array; capturedAt: number } | null | undefined;
 
-async function setup(opts: { stats?: () => { channel?: unknown; cameras: unknown[] }; withDb?: boolean; latestImage?: LatestImage } = {}) {
+async function setup(opts: { stats?: () => MetricsSource; withDb?: boolean; latestImage?: LatestImage } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-http-'));
   onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   const dbPath = path.join(dir, 'counts.db');
@@ -95,7 +97,10 @@ test.each([
 });
 
 test('GET /api/health reports the daemon stats: its channel and a list of cameras', async () => {
-  const stats = { channel: { kind: 'ipc' }, cameras: [{ id: 'cam1', framesAnalysed: 10, lastFrameAt: '2024-05-01T08:00:00.000Z' }] };
+  const stats = {
+    channel: { channel: 'ipc', submitted: 12, delivered: 10, dropped: 1, decodeErrors: 0, decoderRestarts: 0, inFlight: 1 },
+    cameras: [cameraStats({ id: 'cam1', framesAnalysed: 10, lastFrameAt: Date.UTC(2024, 4, 1, 8) })],
+  };
   const { server } = await setup({ stats: () => stats });
   const res = await fetch(`${server.url}/api/health`);
   expect(res.status).toBe(200);

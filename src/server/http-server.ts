@@ -1,5 +1,5 @@
 // The HTTP API (node:http, no framework): GET /api/counts, GET /api/health, each camera's latest image at
-// GET /api/cameras/ID/latest.jpg, and the dashboard at /.
+// GET /api/cameras/ID/latest.jpg, Prometheus metrics at GET /metrics, and the dashboard at /.
 // Reads the count database read-only; bad input gets a 4xx naming the parameter, never a crash.
 
 import fs from 'node:fs';
@@ -11,6 +11,7 @@ import { CountReader } from '../store/count-reader.js';
 import { formatCounts } from '../store/format-counts.js';
 import { parseQueryParams } from '../store/query-counts.js';
 import { DASHBOARD_HTML } from './dashboard-html.js';
+import { formatMetrics, type MetricsSource } from './metrics.js';
 
 export const HTTP_DEFAULTS = {
   host: '127.0.0.1', // loopback only unless the user asks for more
@@ -24,7 +25,7 @@ export interface HttpServerOptions {
   port?: number;
   dbPath: string;
   /** Live figures for /api/health (the daemon's: its channel, and per camera), answered beside `ok`. */
-  stats?: () => { readonly channel?: unknown; readonly cameras: readonly unknown[] };
+  stats?: () => MetricsSource;
   /**
    * The latest image a camera sent, as it sent it (the daemon's): undefined for no such camera, null before its
    * first image. Without it (a server over a database alone) there are no cameras.
@@ -142,10 +143,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       case '/api/health':
         // Without a daemon (a server over a database alone) there are no cameras to report.
         return json(200, { ok: true, ...(opts.stats ? opts.stats() : { cameras: [] }) });
+      case '/metrics':
+        return { status: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: formatMetrics(opts.stats ? opts.stats() : { cameras: [] }) };
       default: {
         const image = LATEST_IMAGE.exec(pathname);
         if (image) return latestImage(image[1]!);
-        return errorReply(404, 'TC_ERR_QUERY', `${JSON.stringify(pathname.slice(0, 80))}: no such endpoint; use /api/counts?bucket=hour, /api/health, /api/cameras/ID/latest.jpg or /`);
+        return errorReply(404, 'TC_ERR_QUERY', `${JSON.stringify(pathname.slice(0, 80))}: no such endpoint; use /api/counts?bucket=hour, /api/health, /api/cameras/ID/latest.jpg, /metrics or /`);
       }
     }
   }
