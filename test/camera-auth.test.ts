@@ -219,6 +219,20 @@ describe('a camera that asks for a password', () => {
     expect(cam1.seen).toEqual(['none', 'Digest']);
   });
 
+  it('keeps a password given in the query (Reolink password=, Foscam pwd=) out of its errors', async () => {
+    const cam = await startCamera((_req, res) => res.writeHead(404).end(), '/cgi-bin/api.cgi');
+    const errors: SourceError[] = [];
+    const ac = new AbortController();
+    const url = `${cam.url}?cmd=Snap&channel=0&user=admin&password=s3cret&pwd=s3cret2`;
+    const source = new HttpSnapshotSource({ cameraId: 'cam1', url, ...timing, onError: (err) => (errors.push(err), ac.abort()) });
+    onTestFinished(() => source.close());
+    await take(source.frames(ac.signal), 1);
+    expect(errors[0]!.message).toContain('?cmd=Snap&channel=0&user=admin&password=***&pwd=*** answered HTTP 404');
+    expect(errors[0]!.message).not.toContain('s3cret');
+    // The camera got them, though.
+    expect(cam.requests[0]!.url).toBe('/cgi-bin/api.cgi?cmd=Snap&channel=0&user=admin&password=s3cret&pwd=s3cret2');
+  });
+
   it('refuses a password with a "%" that starts no escape, saying how to write it', () => {
     expect(() => new HttpSnapshotSource({ cameraId: 'cam1', url: 'http://admin:50%off@127.0.0.1/snap.jpg', ...timing })).toThrow(
       /camera cam1: the user or password in the url has a "%" that starts no valid escape; write a "%" in them as %25/,

@@ -119,7 +119,7 @@ describe('config validation', () => {
   });
 
   it('keeps the password of a camera URL out of its errors, and says how to write a "%" in it', () => {
-    for (const url of ['http://admin:top secret@[bad/x', 'ftp://admin:topsecret@h/x', 'http://admin:pa/secret@cam/x', 'http://admin:pa#secret@cam/x', 'admin:secret@192.0.2.1/snap.jpg', ['http://admin:secret@cam/x']]) {
+    for (const url of ['http://admin:top secret@[bad/x', 'ftp://admin:topsecret@h/x', 'http://admin:pa/secret@cam/x', 'http://admin:pa#secret@cam/x', 'admin:secret@192.0.2.1/snap.jpg', ['http://admin:secret@cam/x'], 'ftp://admin:x@cam/api.cgi?user=admin&password=secret']) {
       const err = errorOf(() => validateConfig({ cameras: [camera({ url })] }));
       expect(err.message).toMatch(/^cameras\[0\]\.url: /);
       expect(err.message).toContain('admin:***@');

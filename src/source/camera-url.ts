@@ -21,11 +21,21 @@ export interface CameraUrl {
  */
 export function hideUrlPassword(url: string): string {
   const at = url.lastIndexOf('@');
-  if (at < 0) return url;
   const slashes = url.indexOf('//');
   const start = slashes >= 0 && slashes < at ? slashes + 2 : 0;
   const colon = url.indexOf(':', start);
-  return colon < 0 || colon > at ? url : `${url.slice(0, colon + 1)}***${url.slice(at)}`;
+  const hidden = at < 0 || colon < 0 || colon > at ? url : `${url.slice(0, colon + 1)}***${url.slice(at)}`;
+  return hideQuerySecrets(hidden);
+}
+
+/**
+ * Query parameters that carry a password or a key in many cameras' snapshot URLs (Reolink `password=`, Foscam
+ * `pwd=`, others `auth=`, `token=`, `key=`): their values are shown as *** in messages too.
+ */
+const SECRET_PARAM = /([?&;](?:pass|password|passwd|pwd|pw|psw|token|access_token|auth|authorization|key|apikey|api_key|secret|sig|signature)=)[^&#;]*/gi;
+
+function hideQuerySecrets(url: string): string {
+  return url.replace(SECRET_PARAM, '$1***');
 }
 
 export function parseCameraUrl(cameraId: string, url: string): CameraUrl {
@@ -52,7 +62,8 @@ export function parseCameraUrl(cameraId: string, url: string): CameraUrl {
   }
   const display = new URL(u.href);
   if (display.password) display.password = '***';
+  const shown = hideQuerySecrets(display.href);
   u.username = '';
   u.password = '';
-  return { href: u.href, display: display.href, requestUri: `${u.pathname}${u.search}`, credentials };
+  return { href: u.href, display: shown, requestUri: `${u.pathname}${u.search}`, credentials };
 }
