@@ -125,7 +125,7 @@ export class HttpSnapshotSource implements FrameSource {
   /** One GET. Resolves with what it brought; throws a SourceError on failure (or anything once aborted). */
   async #fetchOnce(signal: AbortSignal): Promise<Outcome> {
     const { cameraId, timeoutMs, maxBodyBytes } = this.#opts;
-    const url = this.#http.url.display;
+    let url = this.#http.url.display;
     const ctrl = new AbortController();
     const unlink = linkSignals(ctrl, [signal]);
     let timedOut = false;
@@ -138,7 +138,8 @@ export class HttpSnapshotSource implements FrameSource {
     if (this.#etag) headers['if-none-match'] = this.#etag;
     if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
     try {
-      const res = await requestCamera(this.#http, { cameraId, headers, signal: ctrl.signal, timeoutMs });
+      const { res, redirectedTo } = await requestCamera(this.#http, { cameraId, headers, signal: ctrl.signal, timeoutMs });
+      if (redirectedTo !== undefined) url = `${url} (redirected to ${redirectedTo})`;
       const { statusCode, body } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       if (statusCode === 304) {

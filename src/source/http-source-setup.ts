@@ -4,12 +4,12 @@
 
 import { request, type Dispatcher } from 'undici';
 
-import { ConfigError } from '../errors.js';
+import { ConfigError, SourceError } from '../errors.js';
 import { Backoff } from './backoff.js';
 import { CameraAuth } from './camera-auth.js';
 import { createCameraAgent, type CameraTls } from './camera-agent.js';
 import { certificateError, certificateProblem } from './camera-tls.js';
-import { parseCameraUrl, type CameraUrl } from './camera-url.js';
+import { hideUrlPassword, parseCameraUrl, type CameraUrl } from './camera-url.js';
 import type { SlotEvents, SourceEvents } from './frame-source.js';
 import { SlotClock } from './slot-clock.js';
 import { SourceStatsRecorder } from './source-stats-recorder.js';
@@ -68,22 +68,40 @@ export function setUpHttpSource(opts: HttpSourceOptions, clockOffsetMs = 0): Htt
   return { url, now, backoff, clock, stats, dispatcher, ownsDispatcher, auth: new CameraAuth(url.credentials) };
 }
 
+/** Redirects one request follows at most. */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+
+/** A camera's answer, and where it came from when the camera redirected (a URL for messages, secrets hidden). */
+export interface CameraResponse {
+  readonly res: Dispatcher.ResponseData;
+  readonly redirectedTo: string | undefined;
+}
+
 /**
  * One GET of the camera URL with the credentials the camera asked for (see CameraAuth): a 401 whose challenge can
  * be answered (the first, or a stale nonce) is answered at once, within the same time limits, so a poll costs one
- * more round trip only then. Any other answer, or a 401 that cannot be overcome, is returned to the caller
- * (`httpStatusError(…, parts.auth.refusalHint())` says why).
+ * more round trip only then. Redirects (301, 302, 303, 307, 308) are followed, MAX_REDIRECTS at most: public
+ * cameras often answer their published URL with a redirect to the latest image under a new name each time, which
+ * no config could hold. Credentials go to the camera URL's own origin only (scheme, host and port), as a browser
+ * does. Any other answer, or a 401 that cannot be overcome, is returned to the caller (`httpStatusError(…,
+ * parts.auth.refusalHint())` says why).
  */
 export async function requestCamera(
   parts: Pick<HttpSourceParts, 'url' | 'auth' | 'dispatcher' | 'stats'>,
   init: { readonly cameraId: string; readonly headers: Readonly<Record<string, string>>; readonly signal: AbortSignal; readonly timeoutMs: number },
-): Promise<Dispatcher.ResponseData> {
-  for (let attempt = 0; ; attempt++) {
-    const authorization = parts.auth.header('GET', parts.url.requestUri);
+): Promise<CameraResponse> {
+  const origin = new URL(parts.url.href).origin;
+  let target = new URL(parts.url.href);
+  let redirectedTo: string | undefined;
+  let retried = false;
+  for (let hops = 0; ; ) {
+    const own = target.origin === origin;
+    const authorization = own ? parts.auth.header('GET', `${target.pathname}${target.search}`) : undefined;
     let res: Dispatcher.ResponseData;
     parts.stats.s.requests++;
     try {
-      res = await request(parts.url.href, {
+      res = await request(target.href, {
         method: 'GET',
         headers: authorization === undefined ? init.headers : { ...init.headers, authorization },
         dispatcher: parts.dispatcher,
@@ -96,15 +114,46 @@ export async function requestCamera(
       // network failure to check the host and port for.
       const problem = init.signal.aborted ? undefined : certificateProblem(err);
       if (problem === undefined) throw err;
-      throw await certificateError(problem, { cameraId: init.cameraId, url: parts.url.display, href: parts.url.href, timeoutMs: init.timeoutMs, cause: err, signal: init.signal });
+      const url = redirectedTo === undefined ? parts.url.display : `${parts.url.display} (redirected to ${redirectedTo})`;
+      throw await certificateError(problem, { cameraId: init.cameraId, url, href: target.href, timeoutMs: init.timeoutMs, cause: err, signal: init.signal });
     }
-    if (res.statusCode !== 401) return res;
+    if (REDIRECT_STATUS.has(res.statusCode)) {
+      const next = redirectTarget(res.headers.location, target);
+      // Without a usable Location the answer goes back, and httpStatusError names it.
+      if (next === undefined) return { res, redirectedTo };
+      await res.body.dump().catch(() => undefined);
+      if (++hops > MAX_REDIRECTS) {
+        throw new SourceError(
+          'TC_ERR_SOURCE_HTTP',
+          `camera ${init.cameraId}: GET ${parts.url.display} was redirected more than ${MAX_REDIRECTS} times (the latest to ${hideUrlPassword(next.href)}); ` +
+            `check the camera URL (a redirect loop), or put the URL it ends at in the configuration`,
+          { status: res.statusCode },
+        );
+      }
+      target = next;
+      redirectedTo = hideUrlPassword(next.href);
+      continue;
+    }
+    if (res.statusCode !== 401 || !own) return { res, redirectedTo };
     // The answer to a retry is learnt from too (its new nonce), but not tried again: one retry per poll at most, and
     // a wrong password then costs one request per poll (a camera may lock the account after a few refusals).
     const retry = parts.auth.challenged(res.headers['www-authenticate'], authorization);
-    if (attempt > 0 || !retry) return res;
+    if (retried || !retry) return { res, redirectedTo };
+    retried = true;
     // Reading the short 401 body keeps the keep-alive socket for the answer.
     await res.body.dump().catch(() => undefined);
+  }
+}
+
+/** Where a redirect points, resolved against the URL that answered it; undefined when missing or not http(s). */
+function redirectTarget(location: string | string[] | undefined, base: URL): URL | undefined {
+  const text = Array.isArray(location) ? location[0] : location;
+  if (!text) return undefined;
+  try {
+    const next = new URL(text, base);
+    return next.protocol === 'http:' || next.protocol === 'https:' ? next : undefined;
+  } catch {
+    return undefined;
   }
 }
 

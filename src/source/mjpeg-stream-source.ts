@@ -143,7 +143,7 @@ export class MjpegStreamSource implements FrameSource {
   /** One connection. Resolves with the error that ended it (end of stream), or throws what undici threw. */
   async #readStream(signal: AbortSignal, deliver: (frame: Latest) => void): Promise<SourceError> {
     const { cameraId, timeoutMs, maxBodyBytes } = this.#opts;
-    const url = this.#http.url.display;
+    let url = this.#http.url.display;
     const ctrl = new AbortController();
     const unlink = linkSignals(ctrl, [signal]);
     let timedOut = false;
@@ -153,7 +153,8 @@ export class MjpegStreamSource implements FrameSource {
       ctrl.abort(new Error(`no response headers within timeoutMs=${timeoutMs}`));
     }, timeoutMs);
     try {
-      const res = await requestCamera(this.#http, { cameraId, headers: { accept: 'multipart/x-mixed-replace, */*;q=0.1' }, signal: ctrl.signal, timeoutMs });
+      const { res, redirectedTo } = await requestCamera(this.#http, { cameraId, headers: { accept: 'multipart/x-mixed-replace, */*;q=0.1' }, signal: ctrl.signal, timeoutMs });
+      if (redirectedTo !== undefined) url = `${url} (redirected to ${redirectedTo})`;
       clearTimeout(timer);
       timer = undefined;
       const { statusCode, body } = res;

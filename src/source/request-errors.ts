@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 
 import { SourceError } from '../errors.js';
+import { hideUrlPassword } from './camera-url.js';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
@@ -74,7 +75,7 @@ export function httpStatusError(cameraId: string, url: string, status: number, l
   const text = STATUS_CODES[status] ?? '';
   hint ??= STATUS_HINTS[status] ?? 'check that the camera URL is right and the camera is up';
   if (status >= 300 && status < 400) {
-    hint = `redirects are not followed; put the final URL${location ? ` (${location})` : ''} in the configuration`;
+    hint = `a redirect without a usable Location${location ? ` (${hideUrlPassword(location)})` : ''} to follow; put the URL the camera's images are at in the configuration`;
   }
   return new SourceError('TC_ERR_SOURCE_HTTP', `camera ${cameraId}: GET ${url} answered HTTP ${status}${text ? ` ${text}` : ''}; ${hint}`, { status });
 }
