@@ -79,7 +79,7 @@ test('byClass=1 adds in/out columns per vehicle class to the CSV; JSON rows alwa
 });
 
 test.each([
-  ['bucket=week', /^bucket: must be one of minute, hour, day; got "week"/],
+  ['bucket=week', /^bucket: must be one of minute, 15min, hour, day; got "week"/],
   ['', /^bucket: required/],
   ['bucket=hour&from=tomorrow', /^from: must be an ISO 8601 time/],
   ['bucket=hour&from=2024-05-02&to=2024-05-01', /^from\/to: from must be before to/],

@@ -15,9 +15,9 @@ describe.each([
   ['cli', '--'],
   ['http', ''],
 ] as const)('%s spelling', (source, prefix) => {
-  test('bucket is required and must be minute, hour or day', () => {
+  test('bucket is required and must be minute, 15min, hour or day', () => {
     expect(errorOf({}, source)).toMatchObject({ code: 'TC_ERR_QUERY', message: expect.stringMatching(new RegExp(`^${prefix}bucket: required`)) });
-    expect(errorOf({ bucket: 'week' }, source).message).toBe(`${prefix}bucket: must be one of minute, hour, day; got "week"`);
+    expect(errorOf({ bucket: 'week' }, source).message).toBe(`${prefix}bucket: must be one of minute, 15min, hour, day; got "week"`);
   });
 
   test.each([

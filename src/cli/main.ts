@@ -11,7 +11,7 @@ import { decoderCommand } from './decoder-command.js';
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; summary: string }> = {
   run: { run: runCommand, summary: 'count vehicles from live cameras (default: the built-in simulated camera)' },
-  query: { run: queryCommand, summary: 'print stored counts in minute, hour or day buckets' },
+  query: { run: queryCommand, summary: 'print stored counts in minute, 15-minute, hour or day buckets' },
   replay: { run: replayCommand, summary: 'count a directory of JPEG snapshots offline' },
   eval: { run: evalCommand, summary: 'compare counts on a directory of snapshots with hand-counted truth' },
   'camera-sim': { run: cameraSimCommand, summary: 'serve a synthetic traffic camera (snapshot, MJPEG, truth) on loopback' },

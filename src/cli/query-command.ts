@@ -1,17 +1,17 @@
-// `traffic-counter query`: stored counts per minute/hour/day bucket, as a table, CSV or JSON.
+// `traffic-counter query`: stored counts per minute/15-minute/hour/day bucket, as a table, CSV or JSON.
 
 import { parseCliArgs } from './parse-cli-args.js';
 import { parseQueryParams, queryCounts } from '../store/query-counts.js';
 import { formatCounts } from '../store/format-counts.js';
 
-const HELP = `Usage: traffic-counter query --db FILE --bucket minute|hour|day [options]
+const HELP = `Usage: traffic-counter query --db FILE --bucket minute|15min|hour|day [options]
 
 Prints vehicle counts per bucket (UTC), camera and line, with the camera's uptime in each bucket
 (frames received / frames expected), so an outage never reads as zero traffic.
 
 Options:
   --db FILE          SQLite file written by 'traffic-counter run' (default ./data/counts.db)
-  --bucket B         minute, hour or day (required)
+  --bucket B         minute, 15min, hour or day (required); 15min sums the minute rows per quarter hour
   --camera ID        only this camera (an id the database does not have is refused, with the ids it has)
   --line ID          only this line (likewise)
   --from ISO         first bucket start, e.g. 2026-11-22T08:00Z or 2026-11-22 (inclusive)

@@ -6,7 +6,7 @@ import { Database } from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { QueryError, StoreError } from '../errors.js';
 import { checkNotNewer, schemaVersion } from './migrations.js';
-import { CLASS_COLUMNS, classColumn, echo, paramName, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
+import { CLASS_COLUMNS, classColumn, echo, paramName, type CountRow, type QueryBucket, type QueryOptions, type QueryParams } from './query-counts.js';
 import { VEHICLE_CLASSES } from '../analyze/analyzer-types.js';
 
 interface RawRow {
@@ -25,7 +25,8 @@ interface RawRow {
 // Every stored (camera, line, bucket) row: the store writes a zero row for each active line in every
 // bucket where the camera was monitored, so quiet buckets and outages appear with their uptime. A database of
 // schema version 1 (before frames_moved) is read as it is: a reader never migrates, the daemon does.
-function countSql(bucket: Bucket, version: number): string {
+function countSql(bucket: QueryBucket, version: number): string {
+  if (bucket === '15min') return quarterSql(version);
   return `
 SELECT c.camera_id, c.line_id, c.bucket_start_ms, c.in_count, c.out_count,
        ${CLASS_COLUMNS.map((col) => `c.${col}`).join(', ')},
@@ -37,6 +38,30 @@ WHERE (@camera IS NULL OR c.camera_id = @camera)
   AND (@from IS NULL OR c.bucket_start_ms >= @from)
   AND (@to IS NULL OR c.bucket_start_ms < @to)
 ORDER BY c.bucket_start_ms, c.camera_id, c.line_id
+LIMIT @limit`;
+}
+
+/** A 15-minute bucket in ms: buckets start at multiples of it since the Unix epoch (UTC quarter hours). */
+const QUARTER_MS = 900_000;
+
+// 15-minute buckets: the minute roll-up's rows summed per quarter hour (its counts, classes and frames), filtered by
+// the quarter's start like the stored buckets are by theirs. Minute rows are written for every monitored minute,
+// so a quarter's frames add up to its uptime.
+function quarterSql(version: number): string {
+  const start = `(c.bucket_start_ms / ${QUARTER_MS}) * ${QUARTER_MS}`;
+  return `
+SELECT c.camera_id, c.line_id, ${start} AS bucket_start_ms, SUM(c.in_count) AS in_count, SUM(c.out_count) AS out_count,
+       ${CLASS_COLUMNS.map((col) => `SUM(c.${col}) AS ${col}`).join(', ')},
+       SUM(f.frames_received) AS frames_received, SUM(f.frames_expected) AS frames_expected,
+       ${version >= 2 ? 'SUM(f.frames_moved)' : '0'} AS frames_moved
+FROM counts_minute c
+LEFT JOIN frames_minute f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
+WHERE (@camera IS NULL OR c.camera_id = @camera)
+  AND (@line IS NULL OR c.line_id = @line)
+  AND (@from IS NULL OR ${start} >= @from)
+  AND (@to IS NULL OR ${start} < @to)
+GROUP BY c.camera_id, c.line_id, ${start}
+ORDER BY bucket_start_ms, c.camera_id, c.line_id
 LIMIT @limit`;
 }
 

@@ -10,6 +10,13 @@ export type Bucket = 'minute' | 'hour' | 'day';
 export type CountFormat = 'table' | 'csv' | 'json';
 
 export const BUCKETS: readonly Bucket[] = Object.freeze(['minute', 'hour', 'day']);
+
+/**
+ * What a query may ask for: the stored roll-ups, and 15-minute buckets summed from the minute roll-up (the
+ * interval traffic counts are usually reported in, e.g. for a peak hour factor).
+ */
+export type QueryBucket = Bucket | '15min';
+export const QUERY_BUCKETS: readonly QueryBucket[] = Object.freeze(['minute', '15min', 'hour', 'day']);
 export const COUNT_FORMATS: readonly CountFormat[] = Object.freeze(['table', 'csv', 'json']);
 
 /** Bucket lengths in ms. Buckets start at multiples of these since the Unix epoch, i.e. on UTC boundaries. */
@@ -17,7 +24,7 @@ export const BUCKET_MS: Readonly<Record<Bucket, number>> = Object.freeze({ minut
 
 /** Validated query parameters. Time filters select buckets whose start lies in [fromMs, toMs). */
 export interface QueryParams {
-  readonly bucket: Bucket;
+  readonly bucket: QueryBucket;
   readonly cameraId?: string;
   readonly lineId?: string;
   readonly fromMs?: number;
@@ -37,7 +44,7 @@ export const CLASS_COLUMNS: readonly string[] = VEHICLE_CLASSES.flatMap((c) => [
 
 /** One bucket of one counting line. */
 export interface CountRow {
-  readonly bucket: Bucket;
+  readonly bucket: QueryBucket;
   /** Bucket start, ISO 8601 UTC. */
   readonly start: string;
   readonly cameraId: string;
@@ -127,12 +134,12 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
 
   const bucketRaw = raw.bucket;
   if (bucketRaw === undefined || bucketRaw === '') {
-    throw new QueryError(`${name('bucket')}: required; give one of ${BUCKETS.join(', ')} (e.g. ${source === 'cli' ? '--bucket hour' : 'bucket=hour'})`);
+    throw new QueryError(`${name('bucket')}: required; give one of ${QUERY_BUCKETS.join(', ')} (e.g. ${source === 'cli' ? '--bucket hour' : 'bucket=hour'})`);
   }
-  if (!(BUCKETS as readonly string[]).includes(bucketRaw)) {
-    throw new QueryError(`${name('bucket')}: must be one of ${BUCKETS.join(', ')}; got ${echo(bucketRaw)}`);
+  if (!(QUERY_BUCKETS as readonly string[]).includes(bucketRaw)) {
+    throw new QueryError(`${name('bucket')}: must be one of ${QUERY_BUCKETS.join(', ')}; got ${echo(bucketRaw)}`);
   }
-  const bucket = bucketRaw as Bucket;
+  const bucket = bucketRaw as QueryBucket;
 
   const ids: { cameraId?: string; lineId?: string } = {};
   for (const [key, field] of [['camera', 'cameraId'], ['line', 'lineId']] as const) {
