@@ -45,7 +45,8 @@ LIMIT @limit`;
 const QUARTER_MS = 900_000;
 
 // 15-minute buckets: the minute roll-up's rows summed per quarter hour (its counts, classes and frames), filtered by
-// the quarter's start like the stored buckets are by theirs. Minute rows are written for every monitored minute,
+// the quarter's start like the stored buckets are by theirs (each with a bound on the minute's own start too, which
+// the table's index can serve). Minute rows are written for every monitored minute,
 // so a quarter's frames add up to its uptime.
 function quarterSql(version: number): string {
   const start = `(c.bucket_start_ms / ${QUARTER_MS}) * ${QUARTER_MS}`;
@@ -58,8 +59,8 @@ FROM counts_minute c
 LEFT JOIN frames_minute f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
 WHERE (@camera IS NULL OR c.camera_id = @camera)
   AND (@line IS NULL OR c.line_id = @line)
-  AND (@from IS NULL OR ${start} >= @from)
-  AND (@to IS NULL OR ${start} < @to)
+  AND (@from IS NULL OR (c.bucket_start_ms >= @from AND ${start} >= @from))
+  AND (@to IS NULL OR (c.bucket_start_ms < @to + ${QUARTER_MS} AND ${start} < @to))
 GROUP BY c.camera_id, c.line_id, ${start}
 ORDER BY bucket_start_ms, c.camera_id, c.line_id
 LIMIT @limit`;
