@@ -57,10 +57,11 @@ describe('Digest answers (the RFCs worked examples)', () => {
   });
 
   it('sends a user name outside ASCII as username* (a quoted string cannot carry it), and skips -sess without qop', () => {
-    const auth = new CameraAuth({ user: 'J\u00e4s\u00f8n Doe', password: 'x' }, { cnonce: () => 'c' });
+    const auth = new CameraAuth({ user: "J\u00e4s\u00f8n's (cam)*", password: 'x' }, { cnonce: () => 'c' });
     auth.challenged('Digest realm="r", qop="auth", nonce="n"', undefined);
     const h = auth.header('GET', '/')!;
-    expect(h).toMatch(/^Digest username\*=UTF-8''J%C3%A4s%C3%B8n%20Doe, realm="r"/);
+    // RFC 5987 attr-chars only: ' ( ) * escaped too (encodeURIComponent leaves them).
+    expect(h).toMatch(/^Digest username\*=UTF-8''J%C3%A4s%C3%B8n%27s%20%28cam%29%2A, realm="r"/);
     expect(/^[\x20-\x7e]*$/.test(h)).toBe(true);
     // MD5-sess without qop cannot be answered checkably; Basic, offered beside it, is used instead.
     const sess = new CameraAuth({ user: 'u', password: 'p' });
@@ -75,6 +76,13 @@ describe('Digest answers (the RFCs worked examples)', () => {
     expect(auth.challenged('Basic realm="r"', used)).toBe(false);
     expect(auth.header('GET', '/')).toMatch(/^Digest /);
     expect(auth.refusalHint()).toContain('now asks for Basic only, which would send the password in clear text: it was not sent');
+  });
+
+  it('does not read a 401 without a challenge after Digest as a downgrade', () => {
+    const auth = new CameraAuth({ user: 'u', password: 'p' }, { cnonce: () => 'c' });
+    auth.challenged('Digest realm="r", qop="auth", nonce="n"', undefined);
+    expect(auth.challenged(undefined, auth.header('GET', '/'))).toBe(false);
+    expect(auth.refusalHint()).toMatch(/^the camera refused the Digest answer without a new challenge \(some cameras do so for a while after too many failed logins\)/);
   });
 
   it('reads several challenges in one header, quoted commas and escapes', () => {

@@ -23,6 +23,7 @@ describe('run refuses flags that would be ignored', () => {
     ['--http-host without --http', () => ['--http-host', '0.0.0.0'], /run: --http-host 0\.0\.0\.0 is where the HTTP API listens, but the API is off without --http PORT; add --http PORT \(0 = any free port\), or drop --http-host/],
     ['--tls-fingerprint with --config', (f: string) => ['--config', f, '--tls-fingerprint', 'AB'], /run: --tls-fingerprint is for an https:\/\/ --camera URL only; in --config \S+config\.json, set the camera's "tlsFingerprint"/],
     ['--tls-insecure without --camera', () => ['--tls-insecure'], /run: --tls-insecure is for an https:\/\/ --camera URL only; add --camera URL/],
+    ['--tls-insecure with an http:// --camera', () => ['--camera', 'http://admin:s3cret@127.0.0.1:9/x.jpg', '--tls-insecure'], /run: --tls-insecure is for an https:\/\/ --camera URL only, and http:\/\/admin:\*\*\*@127\.0\.0\.1:9\/x\.jpg is not one; drop --tls-insecure/],
     ['--seed with a --camera holding a password', () => ['--camera', 'http://admin:s3cret@127.0.0.1:9/x.jpg', '--seed', '7'], /drop --camera http:\/\/admin:\*\*\*@127\.0\.0\.1:9\/x\.jpg to count the simulator/],
     ['--decoder with --decoders 0', () => ['--channel', 'zeromq', '--zeromq-endpoint', 'tcp://127.0.0.1:0', '--decoders', '0', '--decoder', 'sharp'], /run: --decoder sharp picks the local decoders' library, but --decoders 0 runs none .*drop --decoder, or give --decoders 1 or more/],
   ])('%s', async (_name, args, message) => {

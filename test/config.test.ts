@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateConfig, loadConfigFile } from '../dist/src/config/validate-config.js';
 import { applyOverrides } from '../dist/src/config/apply-overrides.js';
+import { hideUrlPassword } from '../dist/src/source/camera-url.js';
 
 const camera = (over: Record<string, unknown> = {}) => ({
   id: 'cam1',
@@ -129,6 +130,23 @@ describe('config validation', () => {
       'cameras[0].url: the user or password has a "%" that starts no valid escape; write a "%" in them as %25 (and "@" as %40, ":" in the user as %3A)',
     );
     expect(validateConfig({ cameras: [camera({ url: 'http://admin:50%25off@h/x' })] }).cameras[0]!.url).toBe('http://admin:50%25off@h/x');
+  });
+
+  it('hides a URL\'s secrets in messages without losing its host, and a JSON error does not quote the file', () => {
+    expect(hideUrlPassword('http://admin:pw@cam/x?a=b@c')).toBe('http://admin:***@cam/x?a=b@c');
+    expect(hideUrlPassword('http://cam:8080/snap@2x.jpg')).toBe('http://cam:8080/snap@2x.jpg');
+    expect(hideUrlPassword('http://cam/x?loginuse=admin&loginpas=s3cret&X-Amz-Signature=abc')).toBe('http://cam/x?loginuse=admin&loginpas=***&X-Amz-Signature=***');
+    expect(hideUrlPassword('admin:s3cret@192.0.2.1/snap.jpg')).toBe('admin:***@192.0.2.1/snap.jpg');
+    const dir = mkdtempSync(join(tmpdir(), 'tc-config-'));
+    const file = join(dir, 'c.json');
+    writeFileSync(file, '{"cameras":[{"url":"http://a:VerySecret@c/","k":s}]}');
+    try {
+      const err = errorOf(() => loadConfigFile(file));
+      expect(err.message).toMatch(/not valid JSON \(.+\); fix the syntax$/);
+      expect(err.message).not.toContain('Secret');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('does not need a url for replay', () => {

@@ -178,7 +178,14 @@ describe('daemon health', () => {
     expect(page).toContain('/latest.jpg');
 
     // A scraper of /metrics is told the same: each camera's status, and the scene's counts per line and direction.
-    const [metrics, now] = [await (await fetch(`${http.url}/metrics`)).text(), await health()];
+    // The two are read one after the other from a live daemon: read again if a status changed in between.
+    let metrics = '';
+    let now: CameraHealth[] = [];
+    for (let i = 0; i < 5; i++) {
+      metrics = await (await fetch(`${http.url}/metrics`)).text();
+      now = await health();
+      if (now.every((c) => metrics.includes(`traffic_counter_camera_status{camera="${c.id}",status="${c.status}"} 1`))) break;
+    }
     for (const c of now) expect(metrics, c.id).toContain(`traffic_counter_camera_status{camera="${c.id}",status="${c.status}"} 1`);
     expect(byId(now, 'dead').status).toBe('down');
     for (const l of byId(now, 'scene').counts) {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { startHttpServer } from '../dist/src/server/index.js';
 import { CountStore } from '../dist/src/store/index.js';
-import type { MetricsSource } from '../dist/src/server/metrics.js';
+import type { MetricsSource } from '../dist/src/server/format-metrics.js';
 import { cameraStats } from './helpers/camera-stats.js';
 
 const T0 = Date.UTC(2024, 4, 1, 8, 0);

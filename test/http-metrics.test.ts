@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { startHttpServer } from '../dist/src/server/index.js';
-import { formatMetrics } from '../dist/src/server/metrics.js';
+import { formatMetrics } from '../dist/src/server/format-metrics.js';
 import { cameraStats } from './helpers/camera-stats.js';
 
 /** The samples of a metrics text: `name{labels}` to value. */

@@ -42,3 +42,13 @@ it('tells a wrong path (HTTP 404) at once, as the camera error itself', async ()
   expect(err?.code).toBe('TC_ERR_SOURCE_HTTP');
   expect(err?.message).toMatch(/answered HTTP 404 Not Found; check the path in the camera URL/);
 });
+
+it('tells a redirect loop at once', async () => {
+  const server = createServer((req, res) => res.writeHead(302, { location: req.url === '/a.jpg' ? '/b.jpg' : '/a.jpg' }).end());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a.jpg`;
+  const err = await probeCameraSize(url, 600_000).then(() => undefined, (e: Error & { code?: string }) => e);
+  expect(err?.code).toBe('TC_ERR_SOURCE_HTTP');
+  expect(err?.message).toContain('was redirected more than 5 times');
+});

@@ -24,7 +24,8 @@ and minute/hour/day counts in SQLite. Ctrl-C (SIGINT) or SIGTERM flushes and clo
 Options:
   --config FILE      cameras, ROIs and lines (JSON, see README)
   --camera URL       a single camera's URL (instead of --config)
-  --tls-fingerprint FP  with an https:// --camera: accept the certificate with this SHA-256 fingerprint (most
+  --tls-fingerprint FP
+                     with an https:// --camera: accept the certificate with this SHA-256 fingerprint (most
                      cameras' are self-signed; the error for one names its fingerprint)
   --tls-insecure     with an https:// --camera: accept any certificate (not recommended)
   --db FILE          SQLite file (default ./data/counts.db or the config's "db"); a relative path, here or
@@ -162,10 +163,17 @@ type RunFlags = Partial<Record<'config' | 'camera' | 'seed' | 'channel' | 'zerom
 function refuseIgnoredFlags(values: RunFlags, fileConfig: Config | undefined): void {
   const source = values.config ? `--config ${values.config}` : values.camera ? `--camera ${hideUrlPassword(values.camera)}` : undefined;
   for (const flag of ['tls-fingerprint', 'tls-insecure'] as const) {
-    if (values[flag] !== undefined && !values.camera) {
+    if (values[flag] === undefined) continue;
+    if (!values.camera) {
       const key = flag === 'tls-fingerprint' ? 'tlsFingerprint' : 'tlsInsecure';
       throw new UsageError(`run: --${flag} is for an https:// --camera URL only; ${values.config ? `in --config ${values.config}, set the camera's "${key}"` : 'add --camera URL'}`);
     }
+    if (!/^https:/i.test(values.camera.trim())) {
+      throw new UsageError(`run: --${flag} is for an https:// --camera URL only, and ${hideUrlPassword(values.camera)} is not one; drop --${flag}`);
+    }
+  }
+  if (values['tls-fingerprint'] !== undefined && values['tls-insecure']) {
+    throw new UsageError('run: --tls-insecure beside --tls-fingerprint would make the pin pointless; drop --tls-insecure (the pinned certificate is accepted, any other refused)');
   }
   if (values.seed !== undefined && source) {
     throw new UsageError(`run: ${flagText('seed', values.seed)} seeds the built-in simulated camera, which runs only without --config and --camera; drop --seed, or drop ${source} to count the simulator`);
@@ -219,8 +227,10 @@ async function singleCameraConfig(url: string, tls: { readonly tlsFingerprint?: 
   try {
     probed = await probeCameraSize(parsed.href, undefined, tlsKeys);
   } catch (err) {
-    // A bad --tls-fingerprint is found by the probe's config check, which names the config key.
-    if (err instanceof ConfigError) throw new ConfigError(`--camera ${hideUrlPassword(url)}: ${err.message} (given as --tls-fingerprint / --tls-insecure)`, { cause: err });
+    // A bad --tls-fingerprint is found by the probe's config check, which names the config key: named as the flag.
+    if (err instanceof ConfigError && err.message.startsWith('cameras[0].tlsFingerprint:')) {
+      throw new UsageError(`run: --tls-fingerprint${err.message.slice('cameras[0].tlsFingerprint'.length)}`, { cause: err });
+    }
     throw err;
   }
   const { width, height, kind } = probed;
@@ -245,7 +255,7 @@ async function singleCameraConfig(url: string, tls: { readonly tlsFingerprint?: 
   };
   // The log may be kept (a journal, a CI log): the password is shown as ***, to be put back in the saved file.
   const shown = { cameras: [{ ...raw.cameras[0]!, url: hideUrlPassword(parsed.href) }] };
-  const putBack = shown.cameras[0]!.url !== parsed.href ? ' (the password is shown as ***: write it in again)' : '';
+  const putBack = shown.cameras[0]!.url !== parsed.href ? ' (secrets in the URL are shown as ***: write them in again)' : '';
   process.stderr.write(`no config given: counting with this one (save it to a file${putBack}, adjust roi and lines, use --config):\n${JSON.stringify(shown)}\n`);
   try {
     return validateConfig(raw);

@@ -350,7 +350,9 @@ export function loadConfigFile(file: string, opts: ValidateOptions = { requireUr
     // A leading byte-order mark (Windows editors write one) is not JSON but says nothing wrong with the config.
     raw = JSON.parse(text.startsWith('\ufeff') ? text.slice(1) : text);
   } catch (err) {
-    throw new ConfigError(`--config ${file}: not valid JSON (${(err as Error).message}); fix the syntax`, { cause: err });
+    // Newer V8 quotes the text around the error, which may be part of a camera's password: left out.
+    const why = (err as Error).message.replace(/,? "[\s\S]*" is not valid JSON$/, '');
+    throw new ConfigError(`--config ${file}: not valid JSON (${why}); fix the syntax`, { cause: err });
   }
   try {
     return validateConfig(raw, opts);

@@ -11,7 +11,7 @@ import { CountReader } from '../store/count-reader.js';
 import { formatCounts } from '../store/format-counts.js';
 import { parseQueryParams } from '../store/query-counts.js';
 import { DASHBOARD_HTML } from './dashboard-html.js';
-import { formatMetrics, type MetricsSource } from './metrics.js';
+import { formatMetrics, type MetricsSource } from './format-metrics.js';
 
 export const HTTP_DEFAULTS = {
   host: '127.0.0.1', // loopback only unless the user asks for more

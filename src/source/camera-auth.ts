@@ -183,6 +183,9 @@ export class CameraAuth {
     if (this.#scheme === undefined) {
       return `the camera asks for authentication traffic-counter does not speak (${offered}; Basic and Digest are supported); allow Basic or Digest for this user in the camera's settings`;
     }
+    if (this.#scheme === 'digest' && this.#offered.length === 0) {
+      return `the camera refused the Digest answer without a new challenge (some cameras do so for a while after too many failed logins); check the user and password in the camera URL (http://user:password@host/path), and wait for the camera to let this address in again`;
+    }
     if (this.#scheme === 'digest' && !this.#offered.some((o) => o.toLowerCase() === 'digest')) {
       return `the camera took Digest authentication before and now asks for ${offered} only, which would send the password in clear text: it was not sent; check what answers at this address`;
     }
@@ -217,7 +220,7 @@ export class CameraAuth {
       ? `username=${quote(h(`${this.#user}:${d.realm}`))}`
       : /^[\x20-\x7e]*$/.test(this.#user)
         ? `username=${quote(this.#user)}`
-        : `username*=UTF-8''${encodeURIComponent(this.#user)}`;
+        : `username*=UTF-8''${encodeURIComponent(this.#user).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
     const parts = [name, `realm=${quote(d.realm)}`, `nonce=${quote(d.nonce)}`, `uri=${quote(uri)}`];
     if (d.algorithm !== undefined) parts.push(`algorithm=${d.algorithm}`);
     parts.push(`response=${quote(response)}`);

@@ -74,7 +74,7 @@ export async function certificateError(
     return new SourceError(
       'TC_ERR_SOURCE_TLS',
       `${where}: the camera presented a certificate with SHA-256 fingerprint ${problem.presented}, not the one its tlsFingerprint pins (${problem.pinned}); ` +
-        `if the camera's certificate was renewed (its web page or \`openssl s_client\` shows the new one), set tlsFingerprint to it; otherwise something else answers at this address`,
+        `if the camera's certificate was renewed (its web page or \`openssl s_client\` shows the new one), set tlsFingerprint to it (\`run --camera\`: --tls-fingerprint ${problem.presented}); otherwise something else answers at this address`,
       { cause: ctx.cause },
     );
   }

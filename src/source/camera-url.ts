@@ -15,11 +15,22 @@ export interface CameraUrl {
 }
 
 /**
- * A URL as given, for a message: a password in it (`user:PASSWORD@`) shown as ***, also when the URL does not parse,
- * lacks its scheme, or the password holds "/", "?", "#" or "@" (everything from the first ":" after the scheme to
- * the last "@" is hidden: over-hiding a message is harmless).
+ * A URL as given, for a message: a password in it (`user:PASSWORD@`) shown as ***, and the values of query
+ * parameters that carry secrets (see SECRET_PARAM). A URL that parses is read as one; one that does not (or has no
+ * host: `admin:pw@192.0.2.1/x`, a forgotten scheme) has everything from the first ":" after its scheme to its last
+ * "@" hidden, as its password may hold "/", "?", "#" or "@" (over-hiding a message is harmless).
  */
 export function hideUrlPassword(url: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed && parsed.host !== '') {
+    if (parsed.password) parsed.password = '***';
+    return hideQuerySecrets(parsed.href);
+  }
   const at = url.lastIndexOf('@');
   const slashes = url.indexOf('//');
   const start = slashes >= 0 && slashes < at ? slashes + 2 : 0;
@@ -29,10 +40,12 @@ export function hideUrlPassword(url: string): string {
 }
 
 /**
- * Query parameters that carry a password or a key in many cameras' snapshot URLs (Reolink `password=`, Foscam
- * `pwd=`, others `auth=`, `token=`, `key=`): their values are shown as *** in messages too.
+ * Query parameters that carry a password, key or session in many cameras' snapshot URLs (Reolink `password=`,
+ * Foscam `pwd=`, Foscam clones `loginpas=`, others `auth=`, `token=`, `key=`, `sid=`, signed URLs
+ * `X-Amz-Signature=`): their values are shown as *** in messages too.
  */
-const SECRET_PARAM = /([?&;](?:pass|password|passwd|pwd|pw|psw|token|access_token|auth|authorization|key|apikey|api_key|secret|sig|signature)=)[^&#;]*/gi;
+const SECRET_PARAM =
+  /([?&;](?:pass|password|passwd|pwd|pw|psw|loginpas|loginpass|token|access_token|auth|auth_key|authorization|key|apikey|api_key|secret|sig|signature|x-amz-signature|x-amz-security-token|sid|session|sessionid)=)[^&#;]*/gi;
 
 function hideQuerySecrets(url: string): string {
   return url.replace(SECRET_PARAM, '$1***');
@@ -43,7 +56,7 @@ export function parseCameraUrl(cameraId: string, url: string): CameraUrl {
   try {
     u = new URL(url);
   } catch (err) {
-    throw new ConfigError(`camera ${cameraId}: url "${url}" is not a valid URL; use e.g. http://192.168.1.20/snapshot.jpg`, { cause: err });
+    throw new ConfigError(`camera ${cameraId}: url "${hideUrlPassword(url)}" is not a valid URL; use e.g. http://192.168.1.20/snapshot.jpg`, { cause: err });
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new ConfigError(`camera ${cameraId}: url must start with http:// or https://, got "${u.protocol}"`);

@@ -52,8 +52,11 @@ function checkPositive(cameraId: string, name: string, value: number): void {
   }
 }
 
-/** Throws ConfigError on a bad option; the Agent comes last, so a rejected source never creates one. */
-/** `clockOffsetMs`: slot 0 is due this long after the source starts (a snapshot camera's startDelayMs; see SlotClockOptions.offsetMs). */
+/**
+ * Throws ConfigError on a bad option; the Agent comes last, so a rejected source never creates one.
+ * `clockOffsetMs`: slot 0 is due this long after the source starts (a snapshot camera's startDelayMs; see
+ * SlotClockOptions.offsetMs).
+ */
 export function setUpHttpSource(opts: HttpSourceOptions, clockOffsetMs = 0): HttpSourceParts {
   checkPositive(opts.cameraId, 'pollIntervalMs', opts.pollIntervalMs);
   checkPositive(opts.cameraId, 'timeoutMs', opts.timeoutMs);

@@ -9,9 +9,11 @@ import { kindToSet } from './request-errors.js';
 
 type Kind = 'snapshot' | 'mjpeg';
 
-/** Answers that waiting will not change (a certificate not accepted, a password refused, a wrong path): told at once. */
+/** Answers that waiting will not change (a certificate not accepted, a password refused, a wrong path, a redirect that cannot be followed): told at once. */
 function isFinal(err: SourceError): boolean {
-  return err.code === 'TC_ERR_SOURCE_TLS' || err.status === 401 || err.status === 403 || err.status === 404;
+  const s = err.status;
+  // 3xx: a redirect that could not be followed (none, or a loop); redirects that can be are.
+  return err.code === 'TC_ERR_SOURCE_TLS' || s === 401 || s === 403 || s === 404 || (s !== undefined && s >= 300 && s < 400);
 }
 
 /**

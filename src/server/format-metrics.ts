@@ -41,9 +41,9 @@ export function formatMetrics(s: MetricsSource): string {
   family('traffic_counter_frames_dropped_total', 'counter', 'Frames of the camera dropped before analysis (the decoders or the analyzer fell behind).', perCamera((c) => c.dropped));
   family('traffic_counter_decode_errors_total', 'counter', 'Frames of the camera the decoder refused (corrupt, truncated, too large).', perCamera((c) => c.decodeErrors));
   family('traffic_counter_analyzer_errors_total', 'counter', 'Frames of the camera the analyzer refused.', perCamera((c) => c.analyzerErrors));
-  family('traffic_counter_last_frame_timestamp_seconds', 'gauge', 'Capture time of the camera\'s latest analysed frame (Unix seconds; NaN before the first).',
+  family('traffic_counter_last_frame_timestamp_seconds', 'gauge', 'Capture time of the camera\'s latest analysed frame (Unix seconds; NaN before the first: alert on camera_status too).',
     perCamera((c) => (c.lastFrameAt === null ? NaN : c.lastFrameAt / 1000)));
-  family('traffic_counter_source_requests_total', 'counter', 'HTTP requests made to the camera (polls, stream connections).', perCamera((c) => c.source.requests));
+  family('traffic_counter_source_requests_total', 'counter', 'HTTP requests made to the camera (polls, stream connections, redirects followed, second tries answering an authentication challenge).', perCamera((c) => c.source.requests));
   family('traffic_counter_source_errors_total', 'counter', 'Failed attempts to read the camera.', perCamera((c) => c.source.errors));
   family('traffic_counter_source_bytes_total', 'counter', 'JPEG bytes received from the camera.', perCamera((c) => c.source.bytes));
   family('traffic_counter_source_consecutive_failures', 'gauge', 'Failed attempts since the camera\'s latest success (0 while it answers).', perCamera((c) => c.source.consecutiveFailures));
