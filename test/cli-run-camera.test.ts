@@ -35,4 +35,11 @@ describe('run --camera URL', () => {
       await sim.close();
     }
   });
+
+  it('names a URL it cannot use as the --camera flag, its password hidden', async () => {
+    const result = await runCli(['run', '--camera', 'ftp://admin:s3cret@127.0.0.1/x.jpg', '--db', join(tempDir(), 'counts.db'), '--duration', '1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('run: --camera: must be an http:// or https:// URL, got "ftp://admin:***@127.0.0.1/x.jpg" [TC_ERR_USAGE]');
+    expect(result.stderr).not.toContain('s3cret');
+  });
 });

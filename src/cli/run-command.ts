@@ -227,9 +227,9 @@ async function singleCameraConfig(url: string, tls: { readonly tlsFingerprint?: 
   try {
     probed = await probeCameraSize(parsed.href, undefined, tlsKeys);
   } catch (err) {
-    // A bad --tls-fingerprint is found by the probe's config check, which names the config key: named as the flag.
-    if (err instanceof ConfigError && err.message.startsWith('cameras[0].tlsFingerprint:')) {
-      throw new UsageError(`run: --tls-fingerprint${err.message.slice('cameras[0].tlsFingerprint'.length)}`, { cause: err });
+    // The probe's config check names config keys; here they were given as flags: named as those.
+    for (const [key, flag] of [['cameras[0].tlsFingerprint', '--tls-fingerprint'], ['cameras[0].url', '--camera']] as const) {
+      if (err instanceof ConfigError && err.message.startsWith(`${key}:`)) throw new UsageError(`run: ${flag}${err.message.slice(key.length)}`, { cause: err });
     }
     throw err;
   }

@@ -8,8 +8,6 @@ export interface CameraUrl {
   readonly href: string;
   /** For messages and logs: the password replaced by "***". */
   readonly display: string;
-  /** The request target (path and query), which a Digest answer names. */
-  readonly requestUri: string;
   /** The user and password the URL carried (percent-decoded), if any. */
   readonly credentials: { readonly user: string; readonly password: string } | undefined;
 }
@@ -78,5 +76,5 @@ export function parseCameraUrl(cameraId: string, url: string): CameraUrl {
   const shown = hideQuerySecrets(display.href);
   u.username = '';
   u.password = '';
-  return { href: u.href, display: shown, requestUri: `${u.pathname}${u.search}`, credentials };
+  return { href: u.href, display: shown, credentials };
 }
