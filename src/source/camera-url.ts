@@ -71,10 +71,9 @@ export function parseCameraUrl(cameraId: string, url: string): CameraUrl {
       );
     }
   }
-  const display = new URL(u.href);
-  if (display.password) display.password = '***';
-  const shown = hideQuerySecrets(display.href);
+  // Read before the credentials are taken out of `u`.
+  const display = hideUrlPassword(u.href);
   u.username = '';
   u.password = '';
-  return { href: u.href, display: shown, credentials };
+  return { href: u.href, display, credentials };
 }
