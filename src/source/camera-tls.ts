@@ -63,11 +63,12 @@ export function presentedFingerprint(url: URL, timeoutMs: number, signal?: Abort
 
 /**
  * The TC_ERR_SOURCE_TLS error for a certificate problem, naming the fingerprint the camera presented (read once
- * more if the problem was not a mismatch) so that the user can check it and pin it.
+ * more if the problem was not a mismatch) so that the user can check it and pin it. `own`: false when the
+ * certificate is that of a server the camera redirected to (`href`), which the camera's pin does not cover.
  */
 export async function certificateError(
   problem: string | FingerprintMismatch,
-  ctx: { cameraId: string; url: string; href: string; timeoutMs: number; cause: unknown; signal?: AbortSignal },
+  ctx: { cameraId: string; url: string; href: string; own: boolean; timeoutMs: number; cause: unknown; signal?: AbortSignal },
 ): Promise<SourceError> {
   const where = `camera ${ctx.cameraId}: GET ${ctx.url}`;
   if (problem instanceof FingerprintMismatch) {
@@ -82,12 +83,22 @@ export async function certificateError(
   const presented = await presentedFingerprint(new URL(ctx.href), Math.min(ctx.timeoutMs, 5_000), ctx.signal);
   const what =
     problem === 'DEPTH_ZERO_SELF_SIGNED_CERT' || problem === 'SELF_SIGNED_CERT_IN_CHAIN'
-      ? 'a self-signed certificate (as most cameras do), which no certificate authority vouches for'
+      ? `a self-signed certificate${ctx.own ? ' (as most cameras do)' : ''}, which no certificate authority vouches for`
       : problem === 'ERR_TLS_CERT_ALTNAME_INVALID'
         ? 'a certificate for another name than the one in the URL'
         : problem === 'CERT_HAS_EXPIRED' || problem === 'CERT_NOT_YET_VALID'
           ? 'a certificate outside its validity dates'
           : 'a certificate no known authority vouches for';
+  if (!ctx.own) {
+    const origin = new URL(ctx.href).origin;
+    return new SourceError(
+      'TC_ERR_SOURCE_TLS',
+      `${where}: ${origin}, which the camera redirected to, presented ${what} (${problem}${presented ? `; SHA-256 fingerprint ${presented}` : ''}); ` +
+        `if you trust ${origin}, make the URL it redirected to the camera URL and pin its certificate there (tlsFingerprint); ` +
+        `or "tlsInsecure": true accepts any certificate (--tls-insecure; not recommended)`,
+      { cause: ctx.cause },
+    );
+  }
   const pin = presented
     ? `if ${presented} is your camera's certificate's SHA-256 fingerprint (its web page or \`openssl s_client\` shows it), set the camera's "tlsFingerprint": "${presented}" (\`run --camera\`: --tls-fingerprint ${presented})`
     : `set the camera's "tlsFingerprint" to its certificate's SHA-256 fingerprint (its web page or \`openssl s_client\` shows it)`;

@@ -8,7 +8,7 @@ import { discardBody } from './discard-body.js';
 import type { FrameSource, SourceStats } from './frame-source.js';
 import { closeHttpSource, requestCamera, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
-import { classifyRequestError, httpStatusError, isClearlyNotImage, notAnImageError, tooLargeError, wrongKindError } from './request-errors.js';
+import { classifyRequestError, isClearlyNotImage, notAnImageError, tooLargeError, wrongKindError } from './request-errors.js';
 import { RepeatedImage } from './repeated-image.js';
 
 export interface HttpSnapshotSourceOptions extends HttpSourceOptions {
@@ -138,8 +138,9 @@ export class HttpSnapshotSource implements FrameSource {
     if (this.#etag) headers['if-none-match'] = this.#etag;
     if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
     try {
-      const { res, redirectedTo } = await requestCamera(this.#http, { cameraId, headers, signal: ctrl.signal, timeoutMs });
-      if (redirectedTo !== undefined) url = `${url} (redirected to ${redirectedTo})`;
+      const answer = await requestCamera(this.#http, { cameraId, headers, signal: ctrl.signal, timeoutMs });
+      const { res } = answer;
+      url = answer.url;
       const { statusCode, body } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       if (statusCode === 304) {
@@ -149,7 +150,7 @@ export class HttpSnapshotSource implements FrameSource {
       if (statusCode < 200 || statusCode >= 300) {
         // Reading a short error body keeps the keep-alive socket usable; a big one is cut off by dump().
         await body.dump().catch(() => undefined);
-        throw httpStatusError(cameraId, url, statusCode, header(h, 'location'), statusCode === 401 ? this.#http.auth.refusalHint() : undefined);
+        throw answer.statusError();
       }
       const contentType = header(h, 'content-type');
       if (/^\s*multipart\//i.test(contentType ?? '')) {

@@ -9,6 +9,7 @@ import { Backoff } from './backoff.js';
 import { CameraAuth } from './camera-auth.js';
 import { createCameraAgent, type CameraTls } from './camera-agent.js';
 import { certificateError, certificateProblem } from './camera-tls.js';
+import { httpStatusError } from './request-errors.js';
 import { hideUrlPassword, parseCameraUrl, type CameraUrl } from './camera-url.js';
 import type { SlotEvents, SourceEvents } from './frame-source.js';
 import { SlotClock } from './slot-clock.js';
@@ -67,7 +68,7 @@ export function setUpHttpSource(opts: HttpSourceOptions, clockOffsetMs = 0): Htt
   const clock = new SlotClock({ intervalMs: opts.pollIntervalMs, now, onSlot: opts.onSlot, offsetMs: clockOffsetMs });
   const stats = new SourceStatsRecorder(opts, now);
   const ownsDispatcher = opts.dispatcher === undefined;
-  const dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs, opts.tls);
+  const dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs, url.href, opts.tls);
   return { url, now, backoff, clock, stats, dispatcher, ownsDispatcher, auth: new CameraAuth(url.credentials) };
 }
 
@@ -75,10 +76,13 @@ export function setUpHttpSource(opts: HttpSourceOptions, clockOffsetMs = 0): Htt
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 
-/** A camera's answer, and where it came from when the camera redirected (a URL for messages, secrets hidden). */
+/** A camera's answer. */
 export interface CameraResponse {
   readonly res: Dispatcher.ResponseData;
-  readonly redirectedTo: string | undefined;
+  /** The camera URL for messages (secrets hidden), and where the camera redirected it to, if it did. */
+  readonly url: string;
+  /** The TC_ERR_SOURCE_HTTP error for a non-2xx answer, with the hint that fits it (a 401's from what was asked). */
+  statusError(): SourceError;
 }
 
 /**
@@ -87,8 +91,8 @@ export interface CameraResponse {
  * more round trip only then. Redirects (301, 302, 303, 307, 308) are followed, MAX_REDIRECTS at most: public
  * cameras often answer their published URL with a redirect to the latest image under a new name each time, which
  * no config could hold. Credentials go to the camera URL's own origin only (scheme, host and port), as a browser
- * does. Any other answer, or a 401 that cannot be overcome, is returned to the caller (`httpStatusError(…,
- * parts.auth.refusalHint())` says why).
+ * does. Any other answer, or a 401 that cannot be overcome, is returned to the caller (its statusError() says
+ * why).
  */
 export async function requestCamera(
   parts: Pick<HttpSourceParts, 'url' | 'auth' | 'dispatcher' | 'stats'>,
@@ -96,8 +100,17 @@ export async function requestCamera(
 ): Promise<CameraResponse> {
   const origin = new URL(parts.url.href).origin;
   let target = new URL(parts.url.href);
-  let redirectedTo: string | undefined;
+  let url = parts.url.display;
   let retried = false;
+  const answer = (res: Dispatcher.ResponseData, own: boolean): CameraResponse => ({
+    res,
+    url,
+    statusError: () => {
+      const location = res.headers.location;
+      const hint = res.statusCode !== 401 ? undefined : own ? parts.auth.refusalHint() : OTHER_ORIGIN_401;
+      return httpStatusError(init.cameraId, url, res.statusCode, Array.isArray(location) ? location[0] : location, hint);
+    },
+  });
   for (let hops = 0; ; ) {
     const own = target.origin === origin;
     const authorization = own ? parts.auth.header('GET', `${target.pathname}${target.search}`) : undefined;
@@ -117,13 +130,12 @@ export async function requestCamera(
       // network failure to check the host and port for.
       const problem = init.signal.aborted ? undefined : certificateProblem(err);
       if (problem === undefined) throw err;
-      const url = redirectedTo === undefined ? parts.url.display : `${parts.url.display} (redirected to ${redirectedTo})`;
-      throw await certificateError(problem, { cameraId: init.cameraId, url, href: target.href, timeoutMs: init.timeoutMs, cause: err, signal: init.signal });
+      throw await certificateError(problem, { cameraId: init.cameraId, url, href: target.href, own, timeoutMs: init.timeoutMs, cause: err, signal: init.signal });
     }
     if (REDIRECT_STATUS.has(res.statusCode)) {
       const next = redirectTarget(res.headers.location, target);
       // Without a usable Location the answer goes back, and httpStatusError names it.
-      if (next === undefined) return { res, redirectedTo };
+      if (next === undefined) return answer(res, own);
       await res.body.dump().catch(() => undefined);
       if (++hops > MAX_REDIRECTS) {
         throw new SourceError(
@@ -134,19 +146,24 @@ export async function requestCamera(
         );
       }
       target = next;
-      redirectedTo = hideUrlPassword(next.href);
+      url = `${parts.url.display} (redirected to ${hideUrlPassword(next.href)})`;
       continue;
     }
-    if (res.statusCode !== 401 || !own) return { res, redirectedTo };
+    if (res.statusCode !== 401 || !own) return answer(res, own);
     // The answer to a retry is learnt from too (its new nonce), but not tried again: one retry per poll at most, and
     // a wrong password then costs one request per poll (a camera may lock the account after a few refusals).
     const retry = parts.auth.challenged(res.headers['www-authenticate'], authorization);
-    if (retried || !retry) return { res, redirectedTo };
+    if (retried || !retry) return answer(res, own);
     retried = true;
     // Reading the short 401 body keeps the keep-alive socket for the answer.
     await res.body.dump().catch(() => undefined);
   }
 }
+
+/** A 401 from where the camera redirected to: credentials were not sent there (see requestCamera). */
+const OTHER_ORIGIN_401 =
+  'the server the camera redirected to asks for a user and password, which are sent to the camera URL\'s own address (scheme, host and port) only, as a browser does; ' +
+  'if that server is the camera, put the URL it redirected to in the configuration, with the user and password in it';
 
 /** Where a redirect points, resolved against the URL that answered it; undefined when missing or not http(s). */
 function redirectTarget(location: string | string[] | undefined, base: URL): URL | undefined {

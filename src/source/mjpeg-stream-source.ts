@@ -11,7 +11,7 @@ import { closeHttpSource, requestCamera, setUpHttpSource, type HttpSourceOptions
 import { linkSignals } from './link-signals.js';
 import { MjpegParser } from './mjpeg-parser.js';
 import { RepeatedImage } from './repeated-image.js';
-import { classifyRequestError, httpStatusError, notAnImageError, tooLargeError, wrongKindError } from './request-errors.js';
+import { classifyRequestError, notAnImageError, tooLargeError, wrongKindError } from './request-errors.js';
 
 export interface MjpegStreamSourceOptions extends HttpSourceOptions {
   /** Nominal frame interval: onSlot ticks at this period. The stream itself sets the real rate. */
@@ -153,15 +153,16 @@ export class MjpegStreamSource implements FrameSource {
       ctrl.abort(new Error(`no response headers within timeoutMs=${timeoutMs}`));
     }, timeoutMs);
     try {
-      const { res, redirectedTo } = await requestCamera(this.#http, { cameraId, headers: { accept: 'multipart/x-mixed-replace, */*;q=0.1' }, signal: ctrl.signal, timeoutMs });
-      if (redirectedTo !== undefined) url = `${url} (redirected to ${redirectedTo})`;
+      const answer = await requestCamera(this.#http, { cameraId, headers: { accept: 'multipart/x-mixed-replace, */*;q=0.1' }, signal: ctrl.signal, timeoutMs });
+      const { res } = answer;
+      url = answer.url;
       clearTimeout(timer);
       timer = undefined;
       const { statusCode, body } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       if (statusCode < 200 || statusCode >= 300) {
         await body.dump().catch(() => undefined);
-        return httpStatusError(cameraId, url, statusCode, header(h, 'location'), statusCode === 401 ? this.#http.auth.refusalHint() : undefined);
+        return answer.statusError();
       }
       const contentType = header(h, 'content-type') ?? '';
       const type = contentType.split(';', 1)[0].trim().toLowerCase();
