@@ -10,7 +10,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { SourceError } from '../dist/src/errors.js';
 import { createSource } from '../dist/src/source/create-source.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
-import { makeJpeg, startCamera, take } from './helpers/source-http.js';
+import { makeJpeg, startCamera, take, unusedPort } from './helpers/source-http.js';
 
 const fixtures = join(import.meta.dirname, 'fixtures', 'tls');
 // Two self-signed certificates valid until 2126 (`openssl req -x509 … -days 36500`): the camera's ("ipcamera.local")
@@ -86,5 +86,13 @@ describe('a camera that redirects to another server', () => {
     expect(err.message).toContain(`(redirected to ${other.url}) answered HTTP 401 Unauthorized; the server the camera redirected to asks for a user and password, which are sent to the camera URL's own address`);
     expect(err.message).not.toContain('s3cret');
     expect(other.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
+  });
+
+  it('a server there that cannot be reached is named, not only the camera URL that answered', async () => {
+    const target = `http://127.0.0.1:${await unusedPort()}/img.jpg`;
+    const cam = await startCamera((_req, res) => res.writeHead(302, { location: target }).end());
+    const err = await firstError({ url: cam.url });
+    expect(err.code).toBe('TC_ERR_SOURCE_NETWORK');
+    expect(err.message).toContain(`camera cam1: GET ${cam.url} (redirected to ${target}) failed:`);
   });
 });

@@ -138,7 +138,7 @@ export class HttpSnapshotSource implements FrameSource {
     if (this.#etag) headers['if-none-match'] = this.#etag;
     if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
     try {
-      const answer = await requestCamera(this.#http, { cameraId, headers, signal: ctrl.signal, timeoutMs });
+      const answer = await requestCamera(this.#http, { cameraId, headers, signal: ctrl.signal, timeoutMs, timedOut: () => timedOut });
       const { res } = answer;
       url = answer.url;
       const { statusCode, body } = res;

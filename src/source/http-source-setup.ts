@@ -9,7 +9,7 @@ import { Backoff } from './backoff.js';
 import { CameraAuth } from './camera-auth.js';
 import { createCameraAgent, type CameraTls } from './camera-agent.js';
 import { certificateError, certificateProblem } from './camera-tls.js';
-import { httpStatusError } from './request-errors.js';
+import { classifyRequestError, httpStatusError } from './request-errors.js';
 import { hideUrlPassword, parseCameraUrl, type CameraUrl } from './camera-url.js';
 import type { SlotEvents, SourceEvents } from './frame-source.js';
 import { SlotClock } from './slot-clock.js';
@@ -96,7 +96,14 @@ export interface CameraResponse {
  */
 export async function requestCamera(
   parts: Pick<HttpSourceParts, 'url' | 'auth' | 'dispatcher' | 'stats'>,
-  init: { readonly cameraId: string; readonly headers: Readonly<Record<string, string>>; readonly signal: AbortSignal; readonly timeoutMs: number },
+  init: {
+    readonly cameraId: string;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly signal: AbortSignal;
+    readonly timeoutMs: number;
+    /** True when the caller's own overall timer aborted the request (see RequestContext.timedOut). */
+    readonly timedOut: () => boolean;
+  },
 ): Promise<CameraResponse> {
   const origin = new URL(parts.url.href).origin;
   let target = new URL(parts.url.href);
@@ -129,7 +136,8 @@ export async function requestCamera(
       // A certificate not accepted is told as such, with the fingerprint to pin (TC_ERR_SOURCE_TLS), not as a
       // network failure to check the host and port for.
       const problem = init.signal.aborted ? undefined : certificateProblem(err);
-      if (problem === undefined) throw err;
+      // Classified here, where the URL it failed at (a redirect's target) is known.
+      if (problem === undefined) throw classifyRequestError(err, { cameraId: init.cameraId, url, timeoutMs: init.timeoutMs, timedOut: init.timedOut() });
       throw await certificateError(problem, { cameraId: init.cameraId, url, href: target.href, own, timeoutMs: init.timeoutMs, cause: err, signal: init.signal });
     }
     if (REDIRECT_STATUS.has(res.statusCode)) {

@@ -153,7 +153,7 @@ export class MjpegStreamSource implements FrameSource {
       ctrl.abort(new Error(`no response headers within timeoutMs=${timeoutMs}`));
     }, timeoutMs);
     try {
-      const answer = await requestCamera(this.#http, { cameraId, headers: { accept: 'multipart/x-mixed-replace, */*;q=0.1' }, signal: ctrl.signal, timeoutMs });
+      const answer = await requestCamera(this.#http, { cameraId, headers: { accept: 'multipart/x-mixed-replace, */*;q=0.1' }, signal: ctrl.signal, timeoutMs, timedOut: () => timedOut });
       const { res } = answer;
       url = answer.url;
       clearTimeout(timer);
