@@ -97,6 +97,25 @@ describe('MJPEG parser', () => {
     expect(feed(new MjpegParser({ boundary: 'bd', maxPartBytes: 1_000 }), stream, () => 7)).toEqual([tricky]);
   });
 
+  it('reads boundary text in the middle of a preamble or garbage line as text, not as a delimiter', () => {
+    // Each line naming the boundary used to open a part, whose next lines came out as a frame that is no picture.
+    const stream = Buffer.concat([
+      enc('This is a multipart message; each part starts at --myboundary\r\n\r\nEach part is one JPEG picture.\r\n'),
+      part(bodies[0], 'myboundary', true),
+      enc('log: resync at --myboundary\r\n\r\nnot a picture\r\n'),
+      part(bodies[1], 'myboundary', false),
+      part(bodies[2], 'myboundary', true),
+      enc('--myboundary--\r\n'),
+    ]);
+    for (const opts of [{ boundary: 'myboundary', maxPartBytes: 1_000 }, { maxPartBytes: 1_000 }]) {
+      for (const chunk of [1, 7, 4096]) {
+        const parser = new MjpegParser(opts);
+        expect(feed(parser, stream, () => chunk)).toEqual(bodies);
+        expect(parser.stats.parts).toBe(3);
+      }
+    }
+  });
+
   it('reports the X-Sim-Time header of each part', () => {
     const stream = enc(`--bd\r\nX-Sim-Time: 1700000000123\r\nContent-Length: 3\r\n\r\nabc\r\n--bd\r\nContent-Length: 2\r\n\r\nde\r\n`);
     const parser = new MjpegParser({ boundary: 'bd', maxPartBytes: 100 });

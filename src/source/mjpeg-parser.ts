@@ -49,6 +49,13 @@ function endsDelimiter(b: number): boolean {
   return b === CR || b === LF || b === 0x20 || b === 0x09;
 }
 
+/** Where the dashes just before view[at] begin: a delimiter line may carry extra leading ones ("----foo" for "--foo"). */
+function dashesBefore(view: Uint8Array, at: number): number {
+  let j = at;
+  while (j > 0 && view[j - 1] === DASH) j--;
+  return j;
+}
+
 /** Whether a trimmed line is a delimiter line "--token" (RFC 2046 length, no spaces; not a closing "--token--"). */
 function isDelimiterLine(line: string): boolean {
   return line.length > 2 && line.length <= MAX_BOUNDARY + 2 && /^--[!-~]+$/.test(line) && !line.endsWith('--');
@@ -71,8 +78,13 @@ export class MjpegParser {
   #delimiter: Buffer | undefined;
   /** The declared boundary (without "--"), undefined when none was given. */
   readonly #declared: string | undefined;
-  /** Before the first part with a declared boundary: whether #start is inside a line (not at its start). */
-  #midLine = false;
+  /**
+   * How many dashes #start is past the start of its line (the stream's start is one), or -1 when past anything else:
+   * boundary text after other bytes on its line is not a delimiter (RFC 2046 §5.1.1) but data or garbage. Kept by #skip;
+   * the other states move #start by whole lines or whole parts (a delimiter may follow a Content-Length body at once),
+   * so it is 0 when 'boundary' is entered again.
+   */
+  #lineDashes = 0;
   #buf: Buffer;
   /** Unconsumed bytes are #buf[#start, #end). */
   #start = 0;
@@ -171,8 +183,21 @@ export class MjpegParser {
   }
 
   #skip(n: number): void {
+    this.#lineDashes = this.#lineDashesAt(this.#buf.subarray(this.#start, this.#end), n);
     this.#start += n;
     this.stats.skippedBytes += n;
+  }
+
+  /** #lineDashes for position `at` of the unconsumed bytes `view`. */
+  #lineDashesAt(view: Buffer, at: number): number {
+    const j = dashesBefore(view, at);
+    if (j > 0) return view[j - 1] === LF ? at - j : -1;
+    return this.#lineDashes < 0 ? -1 : this.#lineDashes + at;
+  }
+
+  /** Whether view[at] starts a line, extra leading dashes aside. */
+  #startsLine(view: Buffer, at: number): boolean {
+    return this.#lineDashesAt(view, at) >= 0;
   }
 
   /** Finds the next delimiter line and enters 'headers'. Returns false when more bytes are needed. */
@@ -187,6 +212,10 @@ export class MjpegParser {
       this.#skip(Math.max(0, view.length - (delim.length - 1)));
       return false;
     }
+    if (!this.#startsLine(view, at)) {
+      this.#skip(at + 1);
+      return true;
+    }
     this.#skip(at);
     return this.#readDelimiterLine();
   }
@@ -199,7 +228,6 @@ export class MjpegParser {
     if (lineEnd < 0) {
       if (view.length > delim.length + this.#maxHeaderBytes) {
         this.#skip(delim.length); // not a real delimiter line
-        this.#midLine = true;
         return true;
       }
       return false;
@@ -207,7 +235,6 @@ export class MjpegParser {
     // "--boundary--" closes the multipart body; "--boundaryX" is some other token. Either way, keep looking.
     const isDelimiter = endsDelimiter(view[delim.length]!);
     this.#skip(lineEnd + 1);
-    this.#midLine = false;
     if (!isDelimiter) return true;
     this.stats.delimiters++;
     this.#state = 'headers';
@@ -228,7 +255,7 @@ export class MjpegParser {
     const end = at < 0 ? view.length : at;
     let pos = 0;
     while (pos < end) {
-      if (view[pos] === DASH && (pos > 0 || !this.#midLine)) {
+      if (view[pos] === DASH && (pos > 0 || this.#lineDashes === 0)) {
         const own = this.#tryOwnDelimiter(view, pos, end);
         if (own !== undefined) return own;
       }
@@ -236,7 +263,7 @@ export class MjpegParser {
       if (lf < 0 || lf >= end) break;
       pos = lf + 1;
     }
-    const lineStart = pos > 0 || !this.#midLine;
+    const lineStart = pos > 0 || this.#lineDashes === 0;
     if (at >= 0) {
       // The declared delimiter may be the start of a longer token the stream uses ("--frame" of "--frame123").
       const next = view[at + this.#delimiter!.length];
@@ -244,14 +271,15 @@ export class MjpegParser {
         const own = this.#tryOwnDelimiter(view, at, view.length);
         if (own !== undefined) return own;
       }
+      if (!this.#startsLine(view, at)) {
+        this.#skip(at + 1);
+        return true;
+      }
       this.#skip(at);
-      this.#midLine = at > pos || !lineStart;
       return this.#readDelimiterLine();
     }
     // Keep only what could be the start of a delimiter split across chunks.
-    const drop = Math.max(pos, view.length - (this.#delimiter!.length - 1));
-    this.#skip(drop);
-    this.#midLine = drop > pos || !lineStart;
+    this.#skip(Math.max(pos, view.length - (this.#delimiter!.length - 1)));
     return false;
   }
 
@@ -268,7 +296,6 @@ export class MjpegParser {
       this.#delimiter = Buffer.from(found, 'latin1');
     }
     this.#skip(pos);
-    this.#midLine = false;
     return found !== 'wait';
   }
 
@@ -305,6 +332,10 @@ export class MjpegParser {
     if (at < 0) {
       this.#skip(Math.max(0, view.length - 1));
       return false;
+    }
+    if (!this.#startsLine(view, at)) {
+      this.#skip(at + 2);
+      return true;
     }
     const lineEnd = view.indexOf(LF, at);
     if (lineEnd < 0) {
@@ -396,8 +427,7 @@ export class MjpegParser {
     const at = view.indexOf(delim, this.#scanFrom);
     if (at >= 0) {
       // The delimiter line may carry extra leading dashes (boundary=--foo sent as "----foo").
-      let lineStart = at;
-      while (lineStart > 0 && view[lineStart - 1] === DASH) lineStart--;
+      const lineStart = dashesBefore(view, at);
       if (lineStart > 0 && view[lineStart - 1] !== LF) {
         this.#scanFrom = at + 1; // the boundary text happened to occur inside the JPEG data
         return true;
