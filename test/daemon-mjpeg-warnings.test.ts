@@ -80,7 +80,7 @@ it('says once that every part is over maxBodyBytes, not TC_ERR_SOURCE_TOO_LARGE 
   await until(() => cam.requests.length >= 4 && daemon.stats().cameras[0]!.source.consecutiveFailures >= 3);
 
   expect(warned, JSON.stringify(warned)).toHaveLength(1);
-  expect(warned[0]).toMatch(/^camera gate: GET .* sent an MJPEG frame of at least 200000 bytes \(skipped it\), over the limit maxBodyBytes=1024; raise the camera's maxBodyBytes .*\[TC_ERR_SOURCE_TOO_LARGE\]$/);
+  expect(warned[0]).toMatch(/^camera gate: GET .* sent an MJPEG frame of 200000 bytes \(skipped it\), over the limit maxBodyBytes=1024; raise the camera's maxBodyBytes .*\[TC_ERR_SOURCE_TOO_LARGE\]$/);
   const camera = daemon.stats().cameras[0]!;
   expect(Object.keys(camera.source.errorsByCode)).toEqual(['TC_ERR_SOURCE_TOO_LARGE']);
   expect(camera.status).toBe('down');

@@ -140,7 +140,7 @@ describe('MJPEG stream source', () => {
       expect((await reading).done).toBe(true);
 
       expect(new Set(errors.map((e) => e.code))).toEqual(new Set(['TC_ERR_SOURCE_TOO_LARGE']));
-      expect(source.stats().lastError!.message).toMatch(/^camera cam1: .* sent only MJPEG frames too large to keep \(the latest at least \d+ bytes\), over the limit maxBodyBytes=10000; raise/);
+      expect(source.stats().lastError!.message).toMatch(new RegExp(String.raw`^camera cam1: .* sent only MJPEG frames too large to keep \(the latest ${size} bytes\), over the limit maxBodyBytes=10000; raise`));
       expect(source.stats().frames).toBe(0);
     });
   }

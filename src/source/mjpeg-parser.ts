@@ -21,6 +21,8 @@ export interface MjpegParserStats {
   oversized: number;
   /** Size of the latest oversized part: its Content-Length, or the bytes seen before giving up on it. */
   lastOversizedBytes?: number;
+  /** Whether lastOversizedBytes is the part's whole size (its Content-Length, or its end was seen), not a lower bound. */
+  lastOversizedExact?: boolean;
   /** Header blocks that were too long or malformed. */
   badHeaders: number;
   /** Bytes skipped while looking for a boundary (garbage, preambles, the rest of discarded parts). */
@@ -403,7 +405,7 @@ export class MjpegParser {
       return;
     }
     if (length > this.#maxPartBytes) {
-      this.#oversized(length);
+      this.#oversized(length, true);
       return;
     }
     if (length === 0) {
@@ -436,7 +438,7 @@ export class MjpegParser {
       if (bodyEnd > 0 && view[bodyEnd - 1] === LF) bodyEnd--;
       if (bodyEnd > 0 && view[bodyEnd - 1] === CR) bodyEnd--;
       if (bodyEnd > this.#maxPartBytes) {
-        this.#oversized(bodyEnd);
+        this.#oversized(bodyEnd, true);
       } else {
         if (bodyEnd > 0) this.#emit(out, new Uint8Array(view.subarray(0, bodyEnd)));
         this.#state = 'boundary';
@@ -446,7 +448,7 @@ export class MjpegParser {
     }
     if (view.length > this.#maxPartBytes + 2) {
       // Too big to be kept: drop what we hold (bar a possible split delimiter) and resync on the next boundary.
-      this.#oversized(view.length);
+      this.#oversized(view.length, false);
       this.#skip(view.length - (delim.length - 1));
       return true;
     }
@@ -454,9 +456,10 @@ export class MjpegParser {
     return false;
   }
 
-  #oversized(size: number): void {
+  #oversized(size: number, exact: boolean): void {
     this.stats.oversized++;
     this.stats.lastOversizedBytes = size;
+    this.stats.lastOversizedExact = exact;
     this.#state = 'boundary';
   }
 

@@ -209,13 +209,13 @@ export class MjpegStreamSource implements FrameSource {
           oversizedSeen = parser.stats.oversized;
           // One oversized part is the camera's problem, not a dead stream: report it, keep the connection (as long
           // as frames within the limit come too; see noFrameLimit).
-          this.#http.stats.warning(tooLargeError(cameraId, url, parser.stats.lastOversizedBytes ?? 0, maxBodyBytes, 'part'));
+          this.#http.stats.warning(tooLargeError(cameraId, url, parser.stats.lastOversizedBytes ?? 0, maxBodyBytes, 'part', parser.stats.lastOversizedExact));
         }
         if (parts.length === 0) {
           if (sinceFrame > (parser.stats.delimiters === 0 ? noDelimiterLimit : noFrameLimit)) {
             discardBody(body);
             if (parser.stats.oversized > oversizedAtFrame) {
-              return tooLargeError(cameraId, url, parser.stats.lastOversizedBytes ?? 0, maxBodyBytes, 'parts');
+              return tooLargeError(cameraId, url, parser.stats.lastOversizedBytes ?? 0, maxBodyBytes, 'parts', parser.stats.lastOversizedExact);
             }
             const missing = parser.stats.delimiters === 0 ? 'an MJPEG delimiter line (a "--token" line followed by part headers)' : 'a complete MJPEG frame';
             return new SourceError(

@@ -114,15 +114,16 @@ export function notAnImageError(cameraId: string, url: string, contentType: stri
 
 /**
  * `how`: 'header' = refused from Content-Length before reading; 'stream' = cut off while reading (`size` is what
- * was read); 'part' = one MJPEG part skipped (`size` is its Content-Length or the bytes seen before giving up);
- * 'parts' = an MJPEG connection given up because it sent only such parts (`size`: the latest).
+ * was read); 'part' = one MJPEG part skipped (`size` is its Content-Length or the bytes seen before giving up:
+ * `exact` tells which); 'parts' = an MJPEG connection given up because it sent only such parts (`size`: the latest).
  */
-export function tooLargeError(cameraId: string, url: string, size: number, maxBodyBytes: number, how: 'header' | 'stream' | 'part' | 'parts'): SourceError {
+export function tooLargeError(cameraId: string, url: string, size: number, maxBodyBytes: number, how: 'header' | 'stream' | 'part' | 'parts', exact = false): SourceError {
+  const bytes = `${exact ? '' : 'at least '}${size} bytes`;
   const what = {
     header: `announced ${size} bytes (Content-Length)`,
     stream: `sent more than ${maxBodyBytes} bytes (stopped reading at ${size})`,
-    part: `sent an MJPEG frame of at least ${size} bytes (skipped it)`,
-    parts: `sent only MJPEG frames too large to keep (the latest at least ${size} bytes)`,
+    part: `sent an MJPEG frame of ${bytes} (skipped it)`,
+    parts: `sent only MJPEG frames too large to keep (the latest ${bytes})`,
   }[how];
   return new SourceError(
     'TC_ERR_SOURCE_TOO_LARGE',
