@@ -7,10 +7,9 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { SourceError } from '../dist/src/errors.js';
 import { createSource } from '../dist/src/source/create-source.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
-import { makeJpeg, startCamera, take, unusedPort } from './helpers/source-http.js';
+import { firstError, makeJpeg, startCamera, take, unusedPort } from './helpers/source-http.js';
 
 const fixtures = join(import.meta.dirname, 'fixtures', 'tls');
 // Two self-signed certificates valid until 2126 (`openssl req -x509 … -days 36500`): the camera's ("ipcamera.local")
@@ -35,15 +34,8 @@ async function httpsServer(tls: { key: Buffer; cert: Buffer }, redirectTo?: stri
 const base = { id: 'cam1', roi: [[0, 0], [16, 0], [16, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }], pollIntervalMs: 20, timeoutMs: 2_000, backoffInitialMs: 20, backoffMaxMs: 100 };
 const camera = (over: Record<string, unknown>) => validateConfig({ cameras: [{ ...base, ...over }] }).cameras[0]!;
 
-/** The first error the camera's source reports (it keeps retrying; stopped then). */
-async function firstError(over: Record<string, unknown>): Promise<SourceError> {
-  const ac = new AbortController();
-  let error: SourceError | undefined;
-  const source = createSource(camera(over), { onError: (err: SourceError) => { error ??= err; ac.abort(); } });
-  onTestFinished(() => source.close());
-  await take(source.frames(ac.signal), 1);
-  return error!;
-}
+/** The first error of the source for a camera with `over` set. */
+const cameraError = (over: Record<string, unknown>) => firstError((onError) => createSource(camera(over), { onError }));
 
 describe('a camera that redirects to another server', () => {
   it('a pinned camera is read through a redirect to a server presenting the same certificate', async () => {
@@ -57,7 +49,7 @@ describe('a camera that redirects to another server', () => {
   it('a refused certificate there names that server and how to let it in, not the camera\'s pin', async () => {
     const target = await httpsServer(OTHER);
     const url = await httpsServer(CAMERA, target);
-    const err = await firstError({ url, tlsFingerprint: CAMERA_FP });
+    const err = await cameraError({ url, tlsFingerprint: CAMERA_FP });
     const origin = new URL(target).origin;
     expect(err.code).toBe('TC_ERR_SOURCE_TLS');
     expect(err.message).toContain(`camera cam1: GET ${url} (redirected to ${target}): ${origin}, which the camera redirected to, presented a self-signed certificate`);
@@ -70,7 +62,7 @@ describe('a camera that redirects to another server', () => {
   it('an http:// camera redirected to a self-signed https:// server is not told to pin (which http:// URLs refuse)', async () => {
     const target = await httpsServer(OTHER);
     const cam = await startCamera((_req, res) => res.writeHead(302, { location: target }).end());
-    const err = await firstError({ url: cam.url });
+    const err = await cameraError({ url: cam.url });
     expect(err.code).toBe('TC_ERR_SOURCE_TLS');
     expect(err.message).toContain(`${new URL(target).origin}, which the camera redirected to, presented a self-signed certificate`);
     expect(err.message).not.toContain(`set the camera's "tlsFingerprint"`);
@@ -81,7 +73,7 @@ describe('a camera that redirects to another server', () => {
   it('a 401 there says the password is not sent to it, not that the camera refused it', async () => {
     const other = await startCamera((_req, res) => res.writeHead(401, { 'www-authenticate': 'Basic realm="cdn"' }).end(), '/img.jpg');
     const cam = await startCamera((_req, res) => res.writeHead(302, { location: other.url }).end());
-    const err = await firstError({ url: cam.url.replace('http://', 'http://admin:s3cret@') });
+    const err = await cameraError({ url: cam.url.replace('http://', 'http://admin:s3cret@') });
     expect(err.code).toBe('TC_ERR_SOURCE_HTTP');
     expect(err.message).toContain(`(redirected to ${other.url}) answered HTTP 401 Unauthorized; the server the camera redirected to asks for a user and password, which are sent to the camera URL's own address`);
     expect(err.message).not.toContain('s3cret');
@@ -91,7 +83,7 @@ describe('a camera that redirects to another server', () => {
   it('a server there that cannot be reached is named, not only the camera URL that answered', async () => {
     const target = `http://127.0.0.1:${await unusedPort()}/img.jpg`;
     const cam = await startCamera((_req, res) => res.writeHead(302, { location: target }).end());
-    const err = await firstError({ url: cam.url });
+    const err = await cameraError({ url: cam.url });
     expect(err.code).toBe('TC_ERR_SOURCE_NETWORK');
     expect(err.message).toContain(`camera cam1: GET ${cam.url} (redirected to ${target}) failed:`);
   });

@@ -10,7 +10,7 @@ import type { SourceError } from '../dist/src/errors.js';
 import { createSource } from '../dist/src/source/create-source.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { probeCameraSize } from '../dist/src/source/probe-camera-size.js';
-import { makeJpeg, take } from './helpers/source-http.js';
+import { firstError, makeJpeg, take } from './helpers/source-http.js';
 
 const fixtures = join(import.meta.dirname, 'fixtures', 'tls');
 // A self-signed certificate for "ipcamera.local", valid until 2126 (made with `openssl req -x509 … -days 36500`).
@@ -30,20 +30,13 @@ async function httpsCamera(): Promise<string> {
 const base = { id: 'cam1', roi: [[0, 0], [16, 0], [16, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }], pollIntervalMs: 20, timeoutMs: 2_000, backoffInitialMs: 20, backoffMaxMs: 100 };
 const camera = (over: Record<string, unknown>) => validateConfig({ cameras: [{ ...base, ...over }] }).cameras[0]!;
 
-/** The first error the camera's source reports (it keeps retrying; stopped then). */
-async function firstError(over: Record<string, unknown>): Promise<SourceError> {
-  const ac = new AbortController();
-  let error: SourceError | undefined;
-  const source = createSource(camera(over), { onError: (err: SourceError) => { error ??= err; ac.abort(); } });
-  onTestFinished(() => source.close());
-  await take(source.frames(ac.signal), 1);
-  return error!;
-}
+/** The first error of the source for a camera with `over` set. */
+const cameraError = (over: Record<string, unknown>) => firstError((onError) => createSource(camera(over), { onError }));
 
 describe('https cameras', () => {
   it('names a self-signed certificate and the fingerprint to pin, instead of a network failure', async () => {
     const url = await httpsCamera();
-    const err = await firstError({ url });
+    const err = await cameraError({ url });
     expect(err.code).toBe('TC_ERR_SOURCE_TLS');
     expect(err.message).toContain(`camera cam1: GET ${url}: the camera presented a self-signed certificate`);
     expect(err.message).toContain(`set the camera's "tlsFingerprint": "${FINGERPRINT}"`);
@@ -59,7 +52,7 @@ describe('https cameras', () => {
       expect(await take(source.frames(), 2)).toHaveLength(2);
     }
     const other = `AA${FINGERPRINT.slice(2)}`;
-    const err = await firstError({ url, tlsFingerprint: other });
+    const err = await cameraError({ url, tlsFingerprint: other });
     expect(err.code).toBe('TC_ERR_SOURCE_TLS');
     expect(err.message).toContain(`the camera presented a certificate with SHA-256 fingerprint ${FINGERPRINT}, not the one its tlsFingerprint pins (${other})`);
   });

@@ -2,22 +2,14 @@
 // own (a timestamp), which no config could hold. The source follows redirects (5 at most), sends credentials to the
 // camera URL's own origin only, and names where it was sent when the answer there is an error.
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { SourceError } from '../dist/src/errors.js';
 import { HttpSnapshotSource } from '../dist/src/source/http-snapshot-source.js';
 import { MjpegStreamSource } from '../dist/src/source/mjpeg-stream-source.js';
-import { makeJpeg, startCamera, take } from './helpers/source-http.js';
+import { firstError, makeJpeg, startCamera, take } from './helpers/source-http.js';
 
 const timing = { pollIntervalMs: 20, timeoutMs: 2_000, maxBodyBytes: 1 << 20, backoffInitialMs: 20, backoffMaxMs: 100 };
 
-/** The first error a source reports (it keeps retrying; stopped then). */
-async function firstError(url: string): Promise<SourceError> {
-  const ac = new AbortController();
-  let error: SourceError | undefined;
-  const source = new HttpSnapshotSource({ cameraId: 'cam1', url, ...timing, onError: (err) => { error ??= err; ac.abort(); } });
-  onTestFinished(() => source.close());
-  await take(source.frames(ac.signal), 1);
-  return error!;
-}
+/** The first error of a snapshot source reading `url`. */
+const snapshotError = (url: string) => firstError((onError) => new HttpSnapshotSource({ cameraId: 'cam1', url, ...timing, onError }));
 
 describe('redirects', () => {
   it('follows a camera that redirects to its latest image, a new name each time', async () => {
@@ -50,7 +42,7 @@ describe('redirects', () => {
 
   it('gives up on a redirect loop after 5 redirects, saying where it was sent', async () => {
     const cam = await startCamera((req, res) => res.writeHead(302, { location: req.url === '/a.jpg' ? '/b.jpg' : '/a.jpg' }).end(), '/a.jpg');
-    const err = await firstError(cam.url);
+    const err = await snapshotError(cam.url);
     expect(err.code).toBe('TC_ERR_SOURCE_HTTP');
     expect(err.message).toMatch(/^camera cam1: GET http:\/\/127\.0\.0\.1:\d+\/a\.jpg was redirected more than 5 times \(the latest to http:\/\/127\.0\.0\.1:\d+\/a\.jpg\); check the camera URL/);
     expect(cam.requests).toHaveLength(6);
@@ -62,9 +54,9 @@ describe('redirects', () => {
       else if (req.url === '/nowhere.jpg') res.writeHead(302).end();
       else res.writeHead(404).end();
     }, '/snap.jpg');
-    const err = await firstError(cam.url);
+    const err = await snapshotError(cam.url);
     expect(err.message).toMatch(/\/snap\.jpg \(redirected to http:\/\/127\.0\.0\.1:\d+\/moved\/snap\.jpg\?token=\*\*\*\) answered HTTP 404 Not Found/);
-    const stuck = await firstError(cam.url.replace('/snap.jpg', '/nowhere.jpg'));
+    const stuck = await snapshotError(cam.url.replace('/snap.jpg', '/nowhere.jpg'));
     expect(stuck.message).toContain('answered HTTP 302 Found; a redirect without a usable Location to follow');
   });
 

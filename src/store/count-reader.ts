@@ -22,47 +22,35 @@ interface RawRow {
   [classColumn: string]: number | string | null;
 }
 
-// Every stored (camera, line, bucket) row: the store writes a zero row for each active line in every
-// bucket where the camera was monitored, so quiet buckets and outages appear with their uptime. A database of
-// schema version 1 (before frames_moved) is read as it is: a reader never migrates, the daemon does.
-function countSql(bucket: QueryBucket, version: number): string {
-  if (bucket === '15min') return quarterSql(version);
-  return `
-SELECT c.camera_id, c.line_id, c.bucket_start_ms, c.in_count, c.out_count,
-       ${CLASS_COLUMNS.map((col) => `c.${col}`).join(', ')},
-       f.frames_received, f.frames_expected, ${version >= 2 ? 'f.frames_moved' : '0 AS frames_moved'}
-FROM counts_${bucket} c
-LEFT JOIN frames_${bucket} f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
-WHERE (@camera IS NULL OR c.camera_id = @camera)
-  AND (@line IS NULL OR c.line_id = @line)
-  AND (@from IS NULL OR c.bucket_start_ms >= @from)
-  AND (@to IS NULL OR c.bucket_start_ms < @to)
-ORDER BY c.bucket_start_ms, c.camera_id, c.line_id
-LIMIT @limit`;
-}
-
 /** A 15-minute bucket in ms: buckets start at multiples of it since the Unix epoch (UTC quarter hours). */
 const QUARTER_MS = 900_000;
 
-// 15-minute buckets: the minute roll-up's rows summed per quarter hour (its counts, classes and frames), filtered by
-// the quarter's start like the stored buckets are by theirs (each with a bound on the minute's own start too, which
-// the table's index can serve). Minute rows are written for every monitored minute,
-// so a quarter's frames add up to its uptime.
-function quarterSql(version: number): string {
-  const start = `(c.bucket_start_ms / ${QUARTER_MS}) * ${QUARTER_MS}`;
+// Stored buckets (minute, hour, day): every stored (camera, line, bucket) row, as it is. The store writes a zero row
+// for each active line in every bucket where the camera was monitored, so quiet buckets and outages appear with their
+// uptime. 15-minute buckets: the minute roll-up's rows summed per quarter hour (its counts, classes and frames),
+// filtered by the quarter's start like the stored buckets are by theirs (each with a bound on the minute's own start
+// too, which the table's index can serve). Minute rows are written for every monitored minute, so a quarter's frames
+// add up to its uptime. A database of schema version 1 (before frames_moved) is read as it is: a reader never
+// migrates, the daemon does.
+function countSql(bucket: QueryBucket, version: number): string {
+  const quarter = bucket === '15min';
+  const table = quarter ? 'minute' : bucket;
+  const start = quarter ? `(c.bucket_start_ms / ${QUARTER_MS}) * ${QUARTER_MS}` : 'c.bucket_start_ms';
+  const value = (column: string, as: string): string => `${quarter ? `SUM(${column})` : column} AS ${as}`;
+  const from = quarter ? `c.bucket_start_ms >= @from AND ${start} >= @from` : `${start} >= @from`;
+  const to = quarter ? `c.bucket_start_ms < @to + ${QUARTER_MS} AND ${start} < @to` : `${start} < @to`;
   return `
-SELECT c.camera_id, c.line_id, ${start} AS bucket_start_ms, SUM(c.in_count) AS in_count, SUM(c.out_count) AS out_count,
-       ${CLASS_COLUMNS.map((col) => `SUM(c.${col}) AS ${col}`).join(', ')},
-       SUM(f.frames_received) AS frames_received, SUM(f.frames_expected) AS frames_expected,
-       ${version >= 2 ? 'SUM(f.frames_moved)' : '0'} AS frames_moved
-FROM counts_minute c
-LEFT JOIN frames_minute f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
+SELECT c.camera_id, c.line_id, ${start} AS bucket_start_ms, ${value('c.in_count', 'in_count')}, ${value('c.out_count', 'out_count')},
+       ${CLASS_COLUMNS.map((col) => value(`c.${col}`, col)).join(', ')},
+       ${value('f.frames_received', 'frames_received')}, ${value('f.frames_expected', 'frames_expected')},
+       ${version >= 2 ? value('f.frames_moved', 'frames_moved') : '0 AS frames_moved'}
+FROM counts_${table} c
+LEFT JOIN frames_${table} f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
 WHERE (@camera IS NULL OR c.camera_id = @camera)
   AND (@line IS NULL OR c.line_id = @line)
-  AND (@from IS NULL OR (c.bucket_start_ms >= @from AND ${start} >= @from))
-  AND (@to IS NULL OR (c.bucket_start_ms < @to + ${QUARTER_MS} AND ${start} < @to))
-GROUP BY c.camera_id, c.line_id, ${start}
-ORDER BY bucket_start_ms, c.camera_id, c.line_id
+  AND (@from IS NULL OR (${from}))
+  AND (@to IS NULL OR (${to}))
+${quarter ? `GROUP BY c.camera_id, c.line_id, ${start}\n` : ''}ORDER BY bucket_start_ms, c.camera_id, c.line_id
 LIMIT @limit`;
 }
 

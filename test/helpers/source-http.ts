@@ -1,9 +1,11 @@
 // Fixtures for frame-source tests: an in-process camera (node:http on 127.0.0.1, random port, closed after
-// the test), small real JPEGs, and a helper to pull frames from a source.
+// the test), small real JPEGs, and helpers to pull frames or the first error from a source.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import jpeg from 'jpeg-js';
 import { onTestFinished } from 'vitest';
+import type { SourceError } from '../../dist/src/errors.js';
+import type { FrameSource } from '../../dist/src/source/frame-source.js';
 
 export interface TestCamera {
   /** http://127.0.0.1:port/snapshot.jpg */
@@ -66,6 +68,22 @@ export async function take<T>(iter: AsyncIterableIterator<T>, n: number): Promis
     if (out.length >= n) break;
   }
   return out;
+}
+
+/**
+ * Starts a source with `start(onError)` and resolves with the first error it reports. A source keeps retrying after
+ * an error, so it is stopped there; closed after the test.
+ */
+export async function firstError(start: (onError: (err: SourceError) => void) => FrameSource): Promise<SourceError> {
+  const ac = new AbortController();
+  let error: SourceError | undefined;
+  const source = start((err) => {
+    error ??= err;
+    ac.abort();
+  });
+  onTestFinished(() => source.close());
+  await take(source.frames(ac.signal), 1);
+  return error!;
 }
 
 /** Resolves once `check()` is true, testing every few ms (the test's own timeout bounds the wait). */
