@@ -1,37 +1,12 @@
 // https:// cameras mostly have self-signed certificates. Refused as a network failure ("check the host and port"),
 // a user had nothing to go on. The error names the certificate problem and the fingerprint the camera presented;
 // pinning it (tlsFingerprint) lets the camera in and keeps any other certificate out.
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { SourceError } from '../dist/src/errors.js';
 import { createSource } from '../dist/src/source/create-source.js';
-import { validateConfig } from '../dist/src/config/validate-config.js';
 import { probeCameraSize } from '../dist/src/source/probe-camera-size.js';
-import { firstError, makeJpeg, take } from './helpers/source-http.js';
-
-const fixtures = join(import.meta.dirname, 'fixtures', 'tls');
-// A self-signed certificate for "ipcamera.local", valid until 2126 (made with `openssl req -x509 … -days 36500`).
-const key = readFileSync(join(fixtures, 'camera-key.pem'));
-const cert = readFileSync(join(fixtures, 'camera-cert.pem'));
-/** Its SHA-256 fingerprint, from `openssl x509 -in camera-cert.pem -noout -fingerprint -sha256`. */
-const FINGERPRINT = '0E:38:B6:1A:90:11:34:24:5F:A6:A4:F1:F8:7B:16:50:21:78:77:57:CA:B8:59:EC:D9:00:E6:07:87:91:FC:72';
-
-async function httpsCamera(): Promise<string> {
-  let n = 0;
-  const server: Server = createServer({ key, cert }, (_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(n++)));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  onTestFinished(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
-  return `https://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`;
-}
-
-const base = { id: 'cam1', roi: [[0, 0], [16, 0], [16, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }], pollIntervalMs: 20, timeoutMs: 2_000, backoffInitialMs: 20, backoffMaxMs: 100 };
-const camera = (over: Record<string, unknown>) => validateConfig({ cameras: [{ ...base, ...over }] }).cameras[0]!;
-
-/** The first error of the source for a camera with `over` set. */
-const cameraError = (over: Record<string, unknown>) => firstError((onError) => createSource(camera(over), { onError }));
+import { CAMERA_FINGERPRINT as FINGERPRINT, camera, cameraError, httpsCamera } from './helpers/https-camera.js';
+import { take } from './helpers/source-http.js';
 
 describe('https cameras', () => {
   it('names a self-signed certificate and the fingerprint to pin, instead of a network failure', async () => {
