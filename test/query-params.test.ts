@@ -58,9 +58,9 @@ test('times accept ISO 8601 with or without a zone, a date, or epoch ms, all mea
 });
 
 test('valid parameters are returned with defaults: table on the CLI, json over HTTP', () => {
-  expect(parseQueryParams({ bucket: 'hour', camera: 'cam-1', line: 'north.in' }, 'cli')).toEqual({ bucket: 'hour', cameraId: 'cam-1', lineId: 'north.in', format: 'table', byClass: false });
+  expect(parseQueryParams({ bucket: 'hour', camera: 'cam-1', line: 'north.in' }, 'cli')).toEqual({ bucket: 'hour', cameraId: 'cam-1', lineId: 'north.in', format: 'table', byClass: false, timeZone: 'UTC' });
   // An empty form field means "any".
-  expect(parseQueryParams({ bucket: 'day', camera: '', from: '' }, 'http')).toEqual({ bucket: 'day', format: 'json', byClass: false });
+  expect(parseQueryParams({ bucket: 'day', camera: '', from: '' }, 'http')).toEqual({ bucket: 'day', format: 'json', byClass: false, timeZone: 'UTC' });
 });
 
 test('byClass takes 1, true, 0 or false over HTTP, and anything else is refused by name', () => {

@@ -6,16 +6,19 @@ import { formatCounts } from '../store/format-counts.js';
 
 const HELP = `Usage: traffic-counter query --db FILE --bucket minute|15min|hour|day [options]
 
-Prints vehicle counts per bucket (UTC), camera and line, with the camera's uptime in each bucket
-(frames received / frames expected), so an outage never reads as zero traffic.
+Prints vehicle counts per bucket (UTC, or local time with --tz), camera and line, with the camera's
+uptime in each bucket (frames received / frames expected), so an outage never reads as zero traffic.
 
 Options:
   --db FILE          SQLite file written by 'traffic-counter run' (default ./data/counts.db)
   --bucket B         minute, 15min, hour or day (required); 15min sums the minute rows per quarter hour
   --camera ID        only this camera (an id the database does not have is refused, with the ids it has)
   --line ID          only this line (likewise)
-  --from ISO         first bucket start, e.g. 2026-11-22T08:00Z or 2026-11-22 (inclusive)
+  --from ISO         first bucket start, e.g. 2026-11-22T08:00Z or 2026-11-22 (inclusive; without a
+                     zone, in --tz)
   --to ISO           end time (exclusive)
+  --tz ZONE          buckets in this IANA time zone's local time, daylight saving included (local
+                     days of 23 or 25 hours), e.g. Europe/Berlin; "local" is this machine's; default UTC
   --format F         table (default), csv or json
   --by-class         table and CSV: also in/out per vehicle class (car, heavy, two-wheeler, unknown);
                      JSON always has them
@@ -32,6 +35,7 @@ export async function queryCommand(argv: string[]): Promise<number> {
     to: { type: 'string' },
     format: { type: 'string' },
     'by-class': { type: 'boolean' },
+    tz: { type: 'string' },
   });
   if (values.help) {
     process.stdout.write(HELP);
@@ -40,11 +44,11 @@ export async function queryCommand(argv: string[]): Promise<number> {
   const params = parseQueryParams(
     {
       bucket: values.bucket, camera: values.camera, line: values.line, from: values.from, to: values.to, format: values.format,
-      byClass: values['by-class'] ? 'true' : undefined,
+      byClass: values['by-class'] ? 'true' : undefined, tz: values.tz,
     },
     'cli',
   );
   const rows = queryCounts(values.db ?? './data/counts.db', params, { source: 'cli' });
-  process.stdout.write(formatCounts(rows, params.format, params.byClass));
+  process.stdout.write(formatCounts(rows, params.format, params.byClass, params.timeZone));
   return 0;
 }

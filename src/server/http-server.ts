@@ -40,7 +40,7 @@ export interface HttpServerHandle extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-const COUNT_PARAMS = new Set(['bucket', 'camera', 'line', 'from', 'to', 'format', 'byClass']);
+const COUNT_PARAMS = new Set(['bucket', 'camera', 'line', 'from', 'to', 'format', 'byClass', 'tz']);
 
 class HttpError extends Error {
   constructor(
@@ -108,7 +108,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const rows = reader.query(params, { maxRows });
     if (params.format === 'json') return json(200, { rows });
     const type = params.format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'text/plain; charset=utf-8';
-    return { status: 200, type, body: formatCounts(rows, params.format, params.byClass) };
+    return { status: 200, type, body: formatCounts(rows, params.format, params.byClass, params.timeZone) };
   }
 
   function latestImage(encodedId: string): Reply {

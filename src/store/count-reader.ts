@@ -8,6 +8,7 @@ import { QueryError, StoreError } from '../errors.js';
 import { checkNotNewer, schemaVersion } from './migrations.js';
 import { CLASS_COLUMNS, classColumn, echo, paramName, type CountRow, type QueryBucket, type QueryOptions, type QueryParams } from './query-counts.js';
 import { VEHICLE_CLASSES } from '../analyze/analyzer-types.js';
+import { localBucketStart, localIso, offsetMinutes } from './time-zone.js';
 
 interface RawRow {
   camera_id: string;
@@ -88,52 +89,132 @@ function checkKnownIds(db: Db, file: string, params: QueryParams, source: 'cli' 
   }
 }
 
+/** The error for an answer over QueryOptions.maxRows. */
+function tooManyRows(maxRows: number): QueryError {
+  return new QueryError(`the query matches more than ${maxRows} rows; narrow it with from/to, camera or line, or use a coarser bucket (hour, day)`);
+}
+
 /** Runs a count query on an open connection (read-only or the writer's own). */
 export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions = {}, cache?: Map<string, Statement>): CountRow[] {
   // The daemon may migrate the file while a reader holds it open: the version is read at each query.
   const version = schemaVersion(db);
-  const key = `${params.bucket} ${version}`;
-  let stmt = cache?.get(key);
-  if (!stmt) {
-    stmt = db.prepare(countSql(params.bucket, version));
-    cache?.set(key, stmt);
-  }
+  const statement = (bucket: QueryBucket): Statement => {
+    const key = `${bucket} ${version}`;
+    let stmt = cache?.get(key);
+    if (!stmt) {
+      stmt = db.prepare(countSql(bucket, version));
+      cache?.set(key, stmt);
+    }
+    return stmt;
+  };
+  const args = (toMs: number | undefined, limit: number) => ({ camera: params.cameraId ?? null, line: params.lineId ?? null, from: params.fromMs ?? null, to: toMs ?? null, limit });
   const maxRows = opts.maxRows;
-  const raw = stmt.all({
-    camera: params.cameraId ?? null,
-    line: params.lineId ?? null,
-    from: params.fromMs ?? null,
-    to: params.toMs ?? null,
-    // One more than allowed, to tell "exactly the limit" from "too many".
-    limit: maxRows === undefined ? -1 : maxRows + 1,
-  }) as RawRow[];
-  if (maxRows !== undefined && raw.length > maxRows) {
-    throw new QueryError(
-      `the query matches more than ${maxRows} rows; narrow it with from/to, camera or line, or use a coarser bucket (hour, day)`,
-    );
+  if (params.timeZone !== 'UTC') {
+    const zone = params.timeZone;
+    const iso = memo((ms) => localIso(zone, ms));
+    const rows = localRows((bucket, toMs) => statement(bucket).iterate(args(toMs, -1)) as IterableIterator<RawRow>, params, maxRows);
+    return rows.map((r) => countRow(r, params.bucket, iso(r.bucket_start_ms)));
   }
-  return raw.map((r) => {
-    const expected = r.frames_expected ?? 0;
-    const received = r.frames_received ?? 0;
-    const moved = r.frames_moved ?? 0;
-    return {
-      bucket: params.bucket,
-      start: new Date(r.bucket_start_ms).toISOString(),
-      cameraId: r.camera_id,
-      lineId: r.line_id,
-      in: r.in_count,
-      out: r.out_count,
-      total: r.in_count + r.out_count,
-      framesReceived: received,
-      framesExpected: expected,
-      uptime: expected > 0 ? Math.min(1, received / expected) : null,
-      framesMoved: moved,
-      viewMoved: received > 0 ? Math.min(1, moved / received) : null,
-      byClass: Object.fromEntries(
-        VEHICLE_CLASSES.map((c) => [c, { in: r[classColumn('in', c)] as number, out: r[classColumn('out', c)] as number }]),
-      ) as CountRow['byClass'],
-    };
-  });
+  // One more than allowed, to tell "exactly the limit" from "too many".
+  const raw = statement(params.bucket).all(args(params.toMs, maxRows === undefined ? -1 : maxRows + 1)) as RawRow[];
+  if (maxRows !== undefined && raw.length > maxRows) throw tooManyRows(maxRows);
+  return raw.map((r) => countRow(r, params.bucket, new Date(r.bucket_start_ms).toISOString()));
+}
+
+/** A function's results kept per argument, for the instants many rows share (every camera and line of a bucket). */
+function memo<T>(fn: (ms: number) => T): (ms: number) => T {
+  const seen = new Map<number, T>();
+  return (ms) => {
+    let v = seen.get(ms);
+    if (v === undefined) seen.set(ms, (v = fn(ms)));
+    return v;
+  };
+}
+
+/**
+ * Where a local bucket's counts come from, and how long it can be. Hours and days: the hour roll-up where the zone's
+ * offset is whole hours (most zones), 15-minute sums where it is not (India, Nepal, Newfoundland, parts of
+ * Australia). A local day is 25 hours at most (the clocks falling back).
+ */
+const LOCAL_BUCKET: Readonly<Record<QueryBucket, { readonly sources: readonly QueryBucket[]; readonly maxMs: number }>> = {
+  minute: { sources: ['minute'], maxMs: 60_000 },
+  '15min': { sources: ['15min'], maxMs: QUARTER_MS },
+  hour: { sources: ['hour', '15min'], maxMs: 3_600_000 },
+  day: { sources: ['hour', '15min'], maxMs: 25 * 3_600_000 },
+};
+
+/** The offset, in minutes, that a source's rows can be summed into local buckets at: a whole number of their length. */
+const GRAIN_MIN: Readonly<Record<QueryBucket, number>> = { minute: 1, '15min': 15, hour: 60, day: 1440 };
+
+/**
+ * A query in a time zone other than UTC: the stored UTC rows (or 15-minute sums) summed per local bucket, which
+ * their starts fall on as long as the zone's offset is a whole number of their length. Filtered, like the stored
+ * buckets, by the bucket's start: a local bucket starting before `from`, or at or after `to`, is left out whole.
+ * Read row by row, so memory holds the answer only (bounded by maxRows over HTTP).
+ */
+function localRows(select: (bucket: QueryBucket, toMs: number | undefined) => IterableIterator<RawRow>, params: QueryParams, maxRows: number | undefined): RawRow[] {
+  const zone = params.timeZone;
+  const local = LOCAL_BUCKET[params.bucket];
+  const offset = memo((ms) => offsetMinutes(zone, ms));
+  const startOf = memo((ms) => localBucketStart(zone, params.bucket, ms));
+  const { fromMs, toMs } = params;
+  for (const source of local.sources) {
+    const groups = new Map<string, RawRow>();
+    let odd: RawRow | undefined;
+    // Rows up to a bucket's length past `to` hold the end of the local buckets starting before it.
+    for (const r of select(source, toMs === undefined ? undefined : toMs + local.maxMs)) {
+      if (offset(r.bucket_start_ms) % GRAIN_MIN[source] !== 0) {
+        odd = r;
+        break;
+      }
+      const start = startOf(r.bucket_start_ms);
+      if ((fromMs !== undefined && start < fromMs) || (toMs !== undefined && start >= toMs)) continue;
+      const key = `${start} ${r.camera_id} ${r.line_id}`;
+      const sum = groups.get(key);
+      if (sum !== undefined) {
+        for (const col of SUMMED) sum[col] = ((sum[col] as number | null) ?? 0) + ((r[col] as number | null) ?? 0);
+        continue;
+      }
+      groups.set(key, { ...r, bucket_start_ms: start });
+      if (maxRows !== undefined && groups.size > maxRows) throw tooManyRows(maxRows);
+    }
+    if (odd !== undefined && source !== local.sources.at(-1)) continue;
+    if (odd !== undefined) {
+      throw new QueryError(
+        `tz: ${zone} is ${offset(odd.bucket_start_ms)} min from UTC at ${localIso(zone, odd.bucket_start_ms)}, not a whole number of quarter hours, so counts stored per UTC quarter hour cannot be summed into its local ${params.bucket}s; query in UTC (the default)`,
+      );
+    }
+    return [...groups.values()].sort((a, b) => a.bucket_start_ms - b.bucket_start_ms || cmp(a.camera_id, b.camera_id) || cmp(a.line_id, b.line_id));
+  }
+  return [];
+}
+
+const SUMMED: readonly string[] = ['in_count', 'out_count', ...CLASS_COLUMNS, 'frames_received', 'frames_expected', 'frames_moved'];
+
+/** SQLite's BINARY order for the ids (ASCII), as the stored buckets are ordered. */
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function countRow(r: RawRow, bucket: QueryBucket, start: string): CountRow {
+  const expected = r.frames_expected ?? 0;
+  const received = r.frames_received ?? 0;
+  const moved = r.frames_moved ?? 0;
+  return {
+    bucket,
+    start,
+    cameraId: r.camera_id,
+    lineId: r.line_id,
+    in: r.in_count,
+    out: r.out_count,
+    total: r.in_count + r.out_count,
+    framesReceived: received,
+    framesExpected: expected,
+    uptime: expected > 0 ? Math.min(1, received / expected) : null,
+    framesMoved: moved,
+    viewMoved: received > 0 ? Math.min(1, moved / received) : null,
+    byClass: Object.fromEntries(
+      VEHICLE_CLASSES.map((c) => [c, { in: r[classColumn('in', c)] as number, out: r[classColumn('out', c)] as number }]),
+    ) as CountRow['byClass'],
+  };
 }
 
 export class CountReader {

@@ -41,10 +41,10 @@ function movedText(r: CountRow): string {
   return `${Math.max(0.1, r.viewMoved * 100).toFixed(1)}% !`;
 }
 
-function toTable(rows: readonly CountRow[], byClass: boolean): string {
+function toTable(rows: readonly CountRow[], byClass: boolean, timeZone: string): string {
   // The column is there only when a bucket in the answer had its camera's view moved.
   const moved = rows.some((r) => r.framesMoved > 0);
-  const header = ['start (UTC)', 'camera', 'line', 'in', 'out', 'total', ...(byClass ? CLASS_COLUMNS : []), 'uptime', ...(moved ? ['view moved'] : [])];
+  const header = [`start (${timeZone})`, 'camera', 'line', 'in', 'out', 'total', ...(byClass ? CLASS_COLUMNS : []), 'uptime', ...(moved ? ['view moved'] : [])];
   const rightAligned = header.map((_, i) => i >= 3);
   const body = rows.map((r) => [
     r.start, r.cameraId, r.lineId, String(r.in), String(r.out), String(r.total),
@@ -72,14 +72,17 @@ function toTable(rows: readonly CountRow[], byClass: boolean): string {
   return `${out.join('\n')}\n`;
 }
 
-/** Formats rows; every format ends with a newline. `byClass` adds the class columns to table and CSV. */
-export function formatCounts(rows: readonly CountRow[], format: CountFormat, byClass = false): string {
+/**
+ * Formats rows; every format ends with a newline. `byClass` adds the class columns to table and CSV; `timeZone` is
+ * the one the rows' starts are in (QueryParams.timeZone), named in the table's header.
+ */
+export function formatCounts(rows: readonly CountRow[], format: CountFormat, byClass = false, timeZone = 'UTC'): string {
   switch (format) {
     case 'csv':
       return toCsv(rows, byClass);
     case 'json':
       return `${JSON.stringify(rows, null, 2)}\n`;
     case 'table':
-      return toTable(rows, byClass);
+      return toTable(rows, byClass, timeZone);
   }
 }

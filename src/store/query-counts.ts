@@ -5,6 +5,7 @@ import { QueryError } from '../errors.js';
 import { VEHICLE_CLASSES, type Direction, type VehicleClass } from '../analyze/analyzer-types.js';
 import { CountReader } from './count-reader.js';
 import { ID_RE } from '../config/ids.js';
+import { canonicalTimeZone, wallToInstant } from './time-zone.js';
 
 export type Bucket = 'minute' | 'hour' | 'day';
 export type CountFormat = 'table' | 'csv' | 'json';
@@ -32,6 +33,12 @@ export interface QueryParams {
   readonly format: CountFormat;
   /** Table and CSV: add in/out columns per vehicle class (JSON always has them). */
   readonly byClass: boolean;
+  /**
+   * The IANA time zone whose local minutes, quarter hours, hours and days the buckets are ('UTC': the stored UTC
+   * buckets). Bucket starts are then printed in its local time with its offset, and a from/to without a zone is read
+   * in it.
+   */
+  readonly timeZone: string;
 }
 
 /** The roll-up column holding one direction's count of one vehicle class: in_car, out_two_wheeler, … */
@@ -45,7 +52,7 @@ export const CLASS_COLUMNS: readonly string[] = VEHICLE_CLASSES.flatMap((c) => [
 /** One bucket of one counting line. */
 export interface CountRow {
   readonly bucket: QueryBucket;
-  /** Bucket start, ISO 8601 UTC. */
+  /** Bucket start, ISO 8601: UTC ("…Z"), or local time with the offset of the query's time zone ("…+01:00"). */
   readonly start: string;
   readonly cameraId: string;
   readonly lineId: string;
@@ -95,10 +102,10 @@ function optional(raw: Record<string, string | undefined>, key: string): string 
 const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**
- * Parses a time given as ISO 8601 (a time without a zone is taken as UTC, like everything this tool
- * prints), a date (UTC midnight) or epoch milliseconds. Returns undefined when it is none of these.
+ * Parses a time given as ISO 8601 (a time without a zone is taken in `timeZone`, UTC by default, like everything this
+ * tool prints), a date (midnight there) or epoch milliseconds. Returns undefined when it is none of these.
  */
-export function parseTimeInput(value: string): number | undefined {
+export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefined {
   if (/^\d{1,15}$/.test(value)) return Number(value);
   const m = ISO_RE.exec(value.trim());
   if (!m) return undefined;
@@ -120,12 +127,14 @@ export function parseTimeInput(value: string): number | undefined {
     const offM = Number(digits.slice(2, 4));
     if (offH > 23 || offM > 59) return undefined;
     ms -= sign * (offH * 60 + offM) * 60_000;
+  } else if (!zone && timeZone !== 'UTC') {
+    ms = wallToInstant(timeZone, ms);
   }
   return ms;
 }
 
 /**
- * Validates raw query parameters (keys: bucket, camera, line, from, to, format, byClass). Errors name the
+ * Validates raw query parameters (keys: bucket, camera, line, from, to, format, byClass, tz). Errors name the
  * parameter as the user typed it: `--bucket` on the command line, `bucket` over HTTP.
  * Unknown keys are ignored here; the caller decides whether to refuse them.
  */
@@ -151,14 +160,23 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
     ids[field] = v;
   }
 
+  const tzRaw = optional(raw, 'tz');
+  const timeZone = tzRaw === undefined ? 'UTC' : canonicalTimeZone(tzRaw);
+  if (timeZone === undefined) {
+    throw new QueryError(
+      `${name('tz')}: unknown time zone ${echo(tzRaw!)}; give an IANA time zone name such as Europe/Berlin or America/New_York, "local" for this machine's, or UTC (the default)`,
+    );
+  }
+  const where = timeZone === 'UTC' ? 'UTC' : `${timeZone} time`;
+
   const times: { fromMs?: number; toMs?: number } = {};
   for (const [key, field] of [['from', 'fromMs'], ['to', 'toMs']] as const) {
     const v = optional(raw, key);
     if (v === undefined) continue;
-    const ms = parseTimeInput(v);
+    const ms = parseTimeInput(v, timeZone);
     if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
       throw new QueryError(
-        `${name(key)}: must be an ISO 8601 time (2024-05-01T08:00:00Z; no zone means UTC), a date (2024-05-01, UTC midnight) or epoch milliseconds; got ${echo(v)}`,
+        `${name(key)}: must be an ISO 8601 time (2024-05-01T08:00:00Z; no zone means ${where}), a date (2024-05-01, midnight ${where}) or epoch milliseconds; got ${echo(v)}`,
       );
     }
     times[field] = ms;
@@ -188,7 +206,7 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
     byClass = byClassRaw === '1' || byClassRaw === 'true';
   }
 
-  return Object.freeze({ bucket, ...ids, ...times, format, byClass });
+  return Object.freeze({ bucket, ...ids, ...times, format, byClass, timeZone });
 }
 
 /**
