@@ -26,6 +26,23 @@ describe('redirects', () => {
     expect(source.stats().errors).toBe(0);
   });
 
+  it('asks where the camera URL moved for good (301, 308) directly, and the camera URL again once that fails', async () => {
+    // /old.jpg moved to /new.jpg (301), which serves three images; then it moved on to /newer.jpg (308).
+    let n = 0;
+    const cam = await startCamera((req, res) => {
+      if (req.url === '/old.jpg') res.writeHead(n < 3 ? 301 : 308, { location: n < 3 ? '/new.jpg' : '/newer.jpg' }).end();
+      else if (req.url === (n < 3 ? '/new.jpg' : '/newer.jpg')) res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(++n));
+      else res.writeHead(404).end();
+    }, '/old.jpg');
+    const source = new HttpSnapshotSource({ cameraId: 'cam1', url: cam.url, ...timing });
+    onTestFinished(() => source.close());
+    expect((await take(source.frames(), 5)).map((f) => Buffer.from(f.jpeg))).toEqual([1, 2, 3, 4, 5].map(makeJpeg));
+    // One round trip per poll once the move is known (a public camera moved to https:// is not asked twice per
+    // poll); when the remembered URL answers 404, the camera URL is asked again in the same poll, without an error.
+    expect(cam.requests.map((r) => r.url)).toEqual(['/old.jpg', '/new.jpg', '/new.jpg', '/new.jpg', '/new.jpg', '/old.jpg', '/newer.jpg', '/newer.jpg']);
+    expect(source.stats().errors).toBe(0);
+  });
+
   it('sends the camera URL\'s password to its own origin only', async () => {
     let shade = 0;
     const cdn = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(++shade)), '/img.jpg');

@@ -45,6 +45,8 @@ export interface HttpSourceParts {
   readonly dispatcher: Dispatcher;
   /** False when the caller passed its own dispatcher: the source must then leave it open on close(). */
   readonly ownsDispatcher: boolean;
+  /** Where the camera URL has moved for good (301 or 308, see requestCamera): asked there directly. */
+  readonly moved: { target: URL | undefined };
 }
 
 function checkPositive(cameraId: string, name: string, value: number): void {
@@ -69,7 +71,7 @@ export function setUpHttpSource(opts: HttpSourceOptions, clockOffsetMs = 0): Htt
   const stats = new SourceStatsRecorder(opts, now);
   const ownsDispatcher = opts.dispatcher === undefined;
   const dispatcher = opts.dispatcher ?? createCameraAgent(opts.timeoutMs, url.href, opts.tls);
-  return { url, now, backoff, clock, stats, dispatcher, ownsDispatcher, auth: new CameraAuth(url.credentials) };
+  return { url, now, backoff, clock, stats, dispatcher, ownsDispatcher, auth: new CameraAuth(url.credentials), moved: { target: undefined } };
 }
 
 /** Redirects one request follows at most. */
@@ -90,34 +92,66 @@ export interface CameraResponse {
  * be answered (the first, or a stale nonce) is answered at once, within the same time limits, so a poll costs one
  * more round trip only then. Redirects (301, 302, 303, 307, 308) are followed, MAX_REDIRECTS at most: public
  * cameras often answer their published URL with a redirect to the latest image under a new name each time, which
- * no config could hold. Credentials go to the camera URL's own origin only (scheme, host and port), as a browser
- * does. Any other answer, or a 401 that cannot be overcome, is returned to the caller (its statusError() says
- * why).
+ * no config could hold. A camera URL moved for good (301, 308; see follow) is asked where it moved to, and when
+ * that fails, at the camera URL again within the same poll. Credentials go to the camera URL's own origin only
+ * (scheme, host and port), as a browser does. Any other answer, or a 401 that cannot be overcome, is returned to the
+ * caller (its statusError() says why).
  */
-export async function requestCamera(
-  parts: Pick<HttpSourceParts, 'url' | 'auth' | 'dispatcher' | 'stats'>,
-  init: {
-    readonly cameraId: string;
-    readonly headers: Readonly<Record<string, string>>;
-    readonly signal: AbortSignal;
-    readonly timeoutMs: number;
-    /** True when the caller's own overall timer aborted the request (see RequestContext.timedOut). */
-    readonly timedOut: () => boolean;
-  },
-): Promise<CameraResponse> {
+export async function requestCamera(parts: CameraRequestParts, init: CameraRequestInit): Promise<CameraResponse> {
+  const moved = parts.moved.target;
+  if (moved !== undefined) {
+    try {
+      const answer = await follow(parts, init, moved);
+      if (answered(answer.res.statusCode)) return answer;
+      await answer.res.body.dump().catch(() => undefined);
+    } catch (err) {
+      if (init.signal.aborted) throw err;
+    }
+    // The camera URL may lead elsewhere now: asked again, within the same time limits.
+    parts.moved.target = undefined;
+  }
+  return follow(parts, init, undefined);
+}
+
+type CameraRequestParts = Pick<HttpSourceParts, 'url' | 'auth' | 'dispatcher' | 'stats' | 'moved'>;
+
+interface CameraRequestInit {
+  readonly cameraId: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  /** True when the caller's own overall timer aborted the request (see RequestContext.timedOut). */
+  readonly timedOut: () => boolean;
+}
+
+/** A status that brings the image, or says it has not changed. */
+const answered = (status: number): boolean => (status >= 200 && status < 300) || status === 304;
+
+/**
+ * One GET, from the camera URL or (`start`) where it has moved for good, following redirects. Permanent redirects
+ * (301, 308) from the camera URL on are remembered in `parts.moved` once they lead to an image, as a browser does:
+ * a camera moved from http:// to https:// then costs one request per poll, not two.
+ */
+async function follow(parts: CameraRequestParts, init: CameraRequestInit, start: URL | undefined): Promise<CameraResponse> {
   const origin = new URL(parts.url.href).origin;
-  let target = new URL(parts.url.href);
-  let url = parts.url.display;
+  let target = start ?? new URL(parts.url.href);
+  let url = start === undefined ? parts.url.display : `${parts.url.display} (redirected to ${hideUrlPassword(start.href)})`;
   let retried = false;
-  const answer = (res: Dispatcher.ResponseData, own: boolean): CameraResponse => ({
-    res,
-    url,
-    statusError: () => {
-      const location = res.headers.location;
-      const hint = res.statusCode !== 401 ? undefined : own ? parts.auth.refusalHint() : OTHER_ORIGIN_401;
-      return httpStatusError(init.cameraId, url, res.statusCode, Array.isArray(location) ? location[0] : location, hint);
-    },
-  });
+  // Where the permanent redirects from the camera URL lead, while every hop so far was one.
+  let permanent = start === undefined;
+  let movedTo: URL | undefined;
+  const answer = (res: Dispatcher.ResponseData, own: boolean): CameraResponse => {
+    if (movedTo !== undefined && answered(res.statusCode)) parts.moved.target = movedTo;
+    return {
+      res,
+      url,
+      statusError: () => {
+        const location = res.headers.location;
+        const hint = res.statusCode !== 401 ? undefined : own ? parts.auth.refusalHint() : OTHER_ORIGIN_401;
+        return httpStatusError(init.cameraId, url, res.statusCode, Array.isArray(location) ? location[0] : location, hint);
+      },
+    };
+  };
   for (let hops = 0; ; ) {
     const own = target.origin === origin;
     const authorization = own ? parts.auth.header('GET', `${target.pathname}${target.search}`) : undefined;
@@ -153,6 +187,8 @@ export async function requestCamera(
           { status: res.statusCode },
         );
       }
+      permanent &&= res.statusCode === 301 || res.statusCode === 308;
+      if (permanent) movedTo = next;
       target = next;
       url = `${parts.url.display} (redirected to ${hideUrlPassword(next.href)})`;
       continue;
