@@ -7,6 +7,7 @@ import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { startHttpServer } from '../dist/src/server/index.js';
 import { CountReader, CountStore, parseQueryParams } from '../dist/src/store/index.js';
+import { TimeZone } from '../dist/src/store/time-zone.js';
 import type { QueryError } from '../dist/src/errors.js';
 
 // Monitored one frame a minute from 2026-10-24 20:00 to 2026-10-26 02:00 UTC, across the night Berlin's clocks go
@@ -71,6 +72,19 @@ test('an hour of a zone half an hour off UTC is summed from quarter hours, not c
   expect(days.map((r) => r.start)).toEqual(['2026-10-25T00:00:00+05:30', '2026-10-26T00:00:00+05:30']);
   expect(days.reduce((n, r) => n + r.in, 0)).toBe(CROSSINGS.length);
   expect(days.reduce((n, r) => n + r.framesExpected, 0)).toBe((LAST - FIRST) / 60_000);
+});
+
+test('where the clocks change at :45 (Chatham) or by half an hour (Lord Howe Island), the hour they change in starts at the change', () => {
+  const hour = (zone: string, iso: string) => { const z = new TimeZone(zone); return z.iso(z.bucketStart('hour', Date.parse(iso))); };
+  // Chatham springs forward at 02:45 (+12:45) to 03:45 (+13:45): hour 03 is its last quarter only.
+  expect(hour('Pacific/Chatham', '2026-09-26T13:50Z')).toBe('2026-09-27T02:00:00+12:45');
+  expect(hour('Pacific/Chatham', '2026-09-26T14:05Z')).toBe('2026-09-27T03:45:00+13:45');
+  expect(hour('Pacific/Chatham', '2026-09-26T14:20Z')).toBe('2026-09-27T04:00:00+13:45');
+  // Lord Howe Island: 02:00 (+10:30) becomes 02:30 (+11:00) in October; 02:00 (+11:00) becomes 01:30 (+10:30) in April.
+  expect(hour('Australia/Lord_Howe', '2026-10-03T15:45Z')).toBe('2026-10-04T02:30:00+11:00');
+  expect(hour('Australia/Lord_Howe', '2026-10-03T15:10Z')).toBe('2026-10-04T01:00:00+10:30');
+  expect(hour('Australia/Lord_Howe', '2026-04-04T15:10Z')).toBe('2026-04-05T01:30:00+10:30');
+  expect(hour('Australia/Lord_Howe', '2026-04-04T14:50Z')).toBe('2026-04-05T01:00:00+11:00');
 });
 
 test('an unknown zone is refused with what to give; over HTTP too, where tz is a known parameter', async () => {

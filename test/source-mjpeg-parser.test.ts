@@ -118,6 +118,35 @@ describe('MJPEG parser', () => {
     }
   });
 
+  it('takes a delimiter straight after a part whose Content-Length is a few bytes short, or padded, on the same line', () => {
+    // Such cameras send "…\xff\xd9--bd" or "…\0\0\0\0--bd": the delimiter is mid-line, but nothing else comes before it.
+    const head = (b: Buffer, length: number) => Buffer.concat([enc(`--bd\r\nContent-Type: image/jpeg\r\nContent-Length: ${length}\r\n\r\n`), b]);
+    const short = Buffer.concat([...bodies.map((b) => head(b, b.length - 2)), enc('--bd\r\n')]);
+    const padded = Buffer.concat([...bodies.map((b) => Buffer.concat([head(b, b.length), Buffer.alloc(4)])), enc('--bd\r\n')]);
+    for (const [stream, want] of [[short, bodies.map((b) => b.subarray(0, b.length - 2))], [padded, bodies]] as const) {
+      for (const opts of [{ boundary: 'bd', maxPartBytes: 1_000 }, { maxPartBytes: 1_000 }]) {
+        for (const chunk of [1, 7, 4096]) expect(feed(new MjpegParser(opts), stream, () => chunk)).toEqual(want);
+      }
+    }
+  });
+
+  it('keeps a part without Content-Length of up to maxPartBytes, whatever the chunks, and gives a larger one\'s size as at least its own', () => {
+    // Fed a byte at a time, a part of exactly the limit was held with its line break and the start of the next
+    // delimiter, and dropped as oversized.
+    for (const size of [1_000, 999]) {
+      const body = jpegLike(4, size);
+      const stream = Buffer.concat([part(body, 'bd', false), part(bodies[2], 'bd', false), enc('--bd\r\n')]);
+      for (const chunk of [1, 7, 4096]) expect(feed(new MjpegParser({ boundary: 'bd', maxPartBytes: 1_000 }), stream, () => chunk)).toEqual([body, bodies[2]]);
+    }
+    const big = Buffer.concat([part(jpegLike(5, 1_001), 'bd', false), part(bodies[2], 'bd', false), enc('--bd\r\n')]);
+    for (const chunk of [1, 7]) {
+      const parser = new MjpegParser({ boundary: 'bd', maxPartBytes: 1_000 });
+      expect(feed(parser, big, () => chunk)).toEqual([bodies[2]]);
+      // Given up before its end (a byte at a time) or seen whole: 1,001 either way, never the line break's bytes more.
+      expect([parser.stats.oversized, parser.stats.lastOversizedBytes]).toEqual([1, 1_001]);
+    }
+  });
+
   it('reports the X-Sim-Time header of each part', () => {
     const stream = enc(`--bd\r\nX-Sim-Time: 1700000000123\r\nContent-Length: 3\r\n\r\nabc\r\n--bd\r\nContent-Length: 2\r\n\r\nde\r\n`);
     const parser = new MjpegParser({ boundary: 'bd', maxPartBytes: 100 });

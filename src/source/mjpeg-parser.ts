@@ -87,6 +87,12 @@ export class MjpegParser {
    * so it is 0 when 'boundary' is entered again.
    */
   #lineDashes = 0;
+  /**
+   * Still on the line a part ended on: a delimiter there is taken even though bytes come before it on that line.
+   * Cameras whose Content-Length is a few bytes short, or that pad after the JPEG, send the delimiter straight after
+   * those bytes, with no line break between.
+   */
+  #afterPart = false;
   #buf: Buffer;
   /** Unconsumed bytes are #buf[#start, #end). */
   #start = 0;
@@ -211,14 +217,20 @@ export class MjpegParser {
     if (this.#declared !== undefined && this.stats.delimiters === 0) return this.#seekFirstDelimiter(view, at);
     if (at < 0) {
       // Keep only what could be the start of a delimiter split across chunks.
-      this.#skip(Math.max(0, view.length - (delim.length - 1)));
+      const drop = Math.max(0, view.length - (delim.length - 1));
+      if (view.subarray(0, drop).includes(LF)) this.#afterPart = false;
+      this.#skip(drop);
       return false;
     }
-    if (!this.#startsLine(view, at)) {
+    const sameLine = this.#afterPart && !view.subarray(0, at).includes(LF);
+    this.#afterPart = false;
+    if (!sameLine && !this.#startsLine(view, at)) {
       this.#skip(at + 1);
       return true;
     }
     this.#skip(at);
+    // Taken as starting its line, also when its line is read on a later push.
+    if (sameLine) this.#lineDashes = 0;
     return this.#readDelimiterLine();
   }
 
@@ -446,9 +458,11 @@ export class MjpegParser {
       this.#start += lineStart;
       return true;
     }
-    if (view.length > this.#maxPartBytes + 2) {
+    // What is held beyond the line break and the start of a delimiter split across chunks is the part's own.
+    const held = view.length - 2 - (delim.length - 1);
+    if (held > this.#maxPartBytes) {
       // Too big to be kept: drop what we hold (bar a possible split delimiter) and resync on the next boundary.
-      this.#oversized(view.length, false);
+      this.#oversized(held, false);
       this.#skip(view.length - (delim.length - 1));
       return true;
     }
@@ -470,5 +484,6 @@ export class MjpegParser {
     this.#part = undefined;
     this.#partFilled = 0;
     this.#state = 'boundary';
+    this.#afterPart = true;
   }
 }

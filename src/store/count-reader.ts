@@ -8,7 +8,7 @@ import { QueryError, StoreError } from '../errors.js';
 import { checkNotNewer, schemaVersion } from './migrations.js';
 import { CLASS_COLUMNS, classColumn, echo, paramName, type CountRow, type QueryBucket, type QueryOptions, type QueryParams } from './query-counts.js';
 import { VEHICLE_CLASSES } from '../analyze/analyzer-types.js';
-import { localBucketStart, localIso, offsetMinutes } from './time-zone.js';
+import { TimeZone } from './time-zone.js';
 
 interface RawRow {
   camera_id: string;
@@ -110,25 +110,14 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
   const args = (toMs: number | undefined, limit: number) => ({ camera: params.cameraId ?? null, line: params.lineId ?? null, from: params.fromMs ?? null, to: toMs ?? null, limit });
   const maxRows = opts.maxRows;
   if (params.timeZone !== 'UTC') {
-    const zone = params.timeZone;
-    const iso = memo((ms) => localIso(zone, ms));
-    const rows = localRows((bucket, toMs) => statement(bucket).iterate(args(toMs, -1)) as IterableIterator<RawRow>, params, maxRows);
-    return rows.map((r) => countRow(r, params.bucket, iso(r.bucket_start_ms)));
+    const zone = new TimeZone(params.timeZone);
+    const rows = localRows((bucket, toMs) => statement(bucket).iterate(args(toMs, -1)) as IterableIterator<RawRow>, zone, params, maxRows);
+    return rows.map((r) => countRow(r, params.bucket, zone.iso(r.bucket_start_ms)));
   }
   // One more than allowed, to tell "exactly the limit" from "too many".
   const raw = statement(params.bucket).all(args(params.toMs, maxRows === undefined ? -1 : maxRows + 1)) as RawRow[];
   if (maxRows !== undefined && raw.length > maxRows) throw tooManyRows(maxRows);
   return raw.map((r) => countRow(r, params.bucket, new Date(r.bucket_start_ms).toISOString()));
-}
-
-/** A function's results kept per argument, for the instants many rows share (every camera and line of a bucket). */
-function memo<T>(fn: (ms: number) => T): (ms: number) => T {
-  const seen = new Map<number, T>();
-  return (ms) => {
-    let v = seen.get(ms);
-    if (v === undefined) seen.set(ms, (v = fn(ms)));
-    return v;
-  };
 }
 
 /**
@@ -152,22 +141,24 @@ const GRAIN_MIN: Readonly<Record<QueryBucket, number>> = { minute: 1, '15min': 1
  * buckets, by the bucket's start: a local bucket starting before `from`, or at or after `to`, is left out whole.
  * Read row by row, so memory holds the answer only (bounded by maxRows over HTTP).
  */
-function localRows(select: (bucket: QueryBucket, toMs: number | undefined) => IterableIterator<RawRow>, params: QueryParams, maxRows: number | undefined): RawRow[] {
-  const zone = params.timeZone;
+function localRows(
+  select: (bucket: QueryBucket, toMs: number | undefined) => IterableIterator<RawRow>,
+  zone: TimeZone,
+  params: QueryParams,
+  maxRows: number | undefined,
+): RawRow[] {
   const local = LOCAL_BUCKET[params.bucket];
-  const offset = memo((ms) => offsetMinutes(zone, ms));
-  const startOf = memo((ms) => localBucketStart(zone, params.bucket, ms));
   const { fromMs, toMs } = params;
   for (const source of local.sources) {
     const groups = new Map<string, RawRow>();
     let odd: RawRow | undefined;
     // Rows up to a bucket's length past `to` hold the end of the local buckets starting before it.
     for (const r of select(source, toMs === undefined ? undefined : toMs + local.maxMs)) {
-      if (offset(r.bucket_start_ms) % GRAIN_MIN[source] !== 0) {
+      if (zone.offset(r.bucket_start_ms) % GRAIN_MIN[source] !== 0) {
         odd = r;
         break;
       }
-      const start = startOf(r.bucket_start_ms);
+      const start = zone.bucketStart(params.bucket, r.bucket_start_ms);
       if ((fromMs !== undefined && start < fromMs) || (toMs !== undefined && start >= toMs)) continue;
       const key = `${start} ${r.camera_id} ${r.line_id}`;
       const sum = groups.get(key);
@@ -181,7 +172,7 @@ function localRows(select: (bucket: QueryBucket, toMs: number | undefined) => It
     if (odd !== undefined && source !== local.sources.at(-1)) continue;
     if (odd !== undefined) {
       throw new QueryError(
-        `tz: ${zone} is ${offset(odd.bucket_start_ms)} min from UTC at ${localIso(zone, odd.bucket_start_ms)}, not a whole number of quarter hours, so counts stored per UTC quarter hour cannot be summed into its local ${params.bucket}s; query in UTC (the default)`,
+        `tz: ${zone.name} is ${zone.offset(odd.bucket_start_ms)} min from UTC at ${zone.iso(odd.bucket_start_ms)}, not a whole number of quarter hours, so counts stored per UTC quarter hour cannot be summed into its local ${params.bucket}s; query in UTC (the default)`,
       );
     }
     return [...groups.values()].sort((a, b) => a.bucket_start_ms - b.bucket_start_ms || cmp(a.camera_id, b.camera_id) || cmp(a.line_id, b.line_id));

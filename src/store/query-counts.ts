@@ -5,7 +5,7 @@ import { QueryError } from '../errors.js';
 import { VEHICLE_CLASSES, type Direction, type VehicleClass } from '../analyze/analyzer-types.js';
 import { CountReader } from './count-reader.js';
 import { ID_RE } from '../config/ids.js';
-import { canonicalTimeZone, wallToInstant } from './time-zone.js';
+import { TimeZone, canonicalTimeZone } from './time-zone.js';
 
 export type Bucket = 'minute' | 'hour' | 'day';
 export type CountFormat = 'table' | 'csv' | 'json';
@@ -128,7 +128,7 @@ export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefi
     if (offH > 23 || offM > 59) return undefined;
     ms -= sign * (offH * 60 + offM) * 60_000;
   } else if (!zone && timeZone !== 'UTC') {
-    ms = wallToInstant(timeZone, ms);
+    ms = new TimeZone(timeZone).toInstant(ms);
   }
   return ms;
 }

@@ -5,26 +5,6 @@
 
 import type { QueryBucket } from './query-counts.js';
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(zone, f);
-  }
-  return f;
-}
-
 /**
  * The canonical name of an IANA time zone ("Europe/Berlin"; "local" is this machine's zone), or undefined when Node
  * does not know it. Every name for UTC ("UTC", "Etc/UTC", "Z", …) is "UTC".
@@ -39,57 +19,103 @@ export function canonicalTimeZone(name: string): string | undefined {
   }
 }
 
-/** The wall-clock time in `zone` at instant `ms`, as if it were UTC (ms since the epoch, whole seconds). */
-function wallMs(zone: string, ms: number): number {
-  const p: Record<string, number> = {};
-  for (const part of formatter(zone).formatToParts(ms)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
-  // Date.UTC reads years 0–99 as 1900–1999.
-  return p.year! < 100 ? new Date(wall).setUTCFullYear(p.year!) : wall;
-}
-
-/** The zone's offset from UTC at instant `ms`, in minutes (+60 for Berlin in winter). */
-export function offsetMinutes(zone: string, ms: number): number {
-  const whole = Math.floor(ms / 1000) * 1000;
-  return Math.round((wallMs(zone, whole) - whole) / 60_000);
-}
+const MINUTE_MS = 60_000;
+const QUARTER_MS = 900_000;
+const DAY_MS = 86_400_000;
+const LENGTH_MS: Readonly<Record<Exclude<QueryBucket, 'day'>, number>> = { minute: MINUTE_MS, '15min': QUARTER_MS, hour: 3_600_000 };
 
 /**
- * The instant at which the clocks in `zone` show `wall` (a wall-clock time written as if it were UTC). A time the
- * clocks skip (spring forward) is read with the offset before the change, so it lands just after it; a time they
- * show twice (fall back) is its first showing.
+ * One time zone's clock. Offsets are read from Intl once per UTC quarter hour (a query asks for thousands of rows
+ * in a few of them), and exactly within a quarter hour in which the clocks change.
  */
-export function wallToInstant(zone: string, wall: number): number {
-  const before = wall - offsetMinutes(zone, wall - 86_400_000) * 60_000;
-  const after = wall - offsetMinutes(zone, wall + 86_400_000) * 60_000;
-  // On a day without a change both readings agree; otherwise the one the zone confirms, the earlier first.
-  for (const t of before <= after ? [before, after] : [after, before]) {
-    if (t + offsetMinutes(zone, t) * 60_000 === wall) return t;
+export class TimeZone {
+  readonly #format: Intl.DateTimeFormat;
+  /** Offset in minutes by UTC quarter-hour index; NaN for a quarter hour in which it changes. */
+  readonly #quarters = new Map<number, number>();
+
+  /** `name`: a canonical zone name (canonicalTimeZone). */
+  constructor(readonly name: string) {
+    this.#format = new Intl.DateTimeFormat('en-US', {
+      timeZone: name,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
   }
-  return before;
-}
 
-const LENGTH_MS: Readonly<Record<Exclude<QueryBucket, 'day'>, number>> = { minute: 60_000, '15min': 900_000, hour: 3_600_000 };
+  /** The offset from UTC at instant `ms`, in minutes (+60 for Berlin in winter). */
+  offset(ms: number): number {
+    const q = Math.floor(ms / QUARTER_MS);
+    let o = this.#quarters.get(q);
+    if (o === undefined) {
+      const first = this.#exactOffset(q * QUARTER_MS);
+      o = first === this.#exactOffset(q * QUARTER_MS + QUARTER_MS - 1) ? first : Number.NaN;
+      this.#quarters.set(q, o);
+    }
+    return Number.isNaN(o) ? this.#exactOffset(ms) : o;
+  }
 
-/**
- * The start of the local bucket holding instant `ms`. A minute, quarter or hour starts where the local clock shows
- * it (an hour repeated when the clocks fall back is two buckets); a day starts at its first instant, local midnight
- * (or when the clocks jump past it, the instant they do).
- */
-export function localBucketStart(zone: string, bucket: QueryBucket, ms: number): number {
-  const wall = wallMs(zone, ms) + (ms - Math.floor(ms / 1000) * 1000);
-  if (bucket !== 'day') {
+  #exactOffset(ms: number): number {
+    const p: Record<string, number> = {};
+    const whole = Math.floor(ms / 1000) * 1000;
+    for (const part of this.#format.formatToParts(whole)) if (part.type !== 'literal') p[part.type] = Number(part.value);
+    const wall = new Date(Date.UTC(2000, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!)).setUTCFullYear(p.year!);
+    return Math.round((wall - whole) / MINUTE_MS);
+  }
+
+  /** The wall-clock time at instant `ms`, written as if it were UTC. */
+  wall(ms: number): number {
+    return ms + this.offset(ms) * MINUTE_MS;
+  }
+
+  /**
+   * The instant at which the clocks show `wall` (a wall-clock time written as if it were UTC). A time the clocks
+   * skip (spring forward) is read with the offset before the change, so it lands just after it; a time they show
+   * twice (fall back) is its first showing.
+   */
+  toInstant(wall: number): number {
+    const before = wall - this.offset(wall - DAY_MS) * MINUTE_MS;
+    const after = wall - this.offset(wall + DAY_MS) * MINUTE_MS;
+    // On a day without a change both readings agree; otherwise the one the zone confirms, the earlier first.
+    for (const t of before <= after ? [before, after] : [after, before]) {
+      if (this.wall(t) === wall) return t;
+    }
+    return before;
+  }
+
+  /**
+   * The start of the local bucket holding instant `ms`. A minute, quarter or hour starts where the local clock shows
+   * it (an hour shown twice when the clocks fall back is two buckets), or, for the one in which the clocks change,
+   * at the change (Lord Howe Island's half-hour shift, Chatham's at :45); a day starts at its first instant, local
+   * midnight, or when the clocks jump past it, the instant they do.
+   */
+  bucketStart(bucket: QueryBucket, ms: number): number {
+    if (bucket === 'day') return this.toInstant(Math.floor(this.wall(ms) / DAY_MS) * DAY_MS);
     const length = LENGTH_MS[bucket];
-    return ms - (((wall % length) + length) % length);
+    const wall = this.wall(ms);
+    const start = ms - (((wall % length) + length) % length);
+    const offset = this.offset(ms);
+    if (this.offset(start) === offset) return start;
+    // The clocks changed in between: the bucket starts at the change (whole minutes), found by halving.
+    let lo = Math.floor(start / MINUTE_MS);
+    let hi = Math.floor(ms / MINUTE_MS);
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (this.offset(mid * MINUTE_MS) === offset) hi = mid;
+      else lo = mid;
+    }
+    return hi * MINUTE_MS;
   }
-  // A midnight the clocks skip is read with the offset before the jump, which is the instant they jump.
-  return wallToInstant(zone, Math.floor(wall / 86_400_000) * 86_400_000);
-}
 
-/** Instant `ms` as an ISO 8601 local time in `zone` with its offset: "2026-03-29T00:00:00+01:00". */
-export function localIso(zone: string, ms: number): string {
-  const offset = offsetMinutes(zone, ms);
-  const wall = new Date(ms + offset * 60_000).toISOString().slice(0, 19);
-  const abs = Math.abs(offset);
-  return `${wall}${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  /** Instant `ms` as an ISO 8601 local time with its offset: "2026-03-29T00:00:00+01:00". */
+  iso(ms: number): string {
+    const offset = this.offset(ms);
+    const wall = new Date(ms + offset * MINUTE_MS).toISOString().slice(0, 19);
+    const abs = Math.abs(offset);
+    return `${wall}${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  }
 }
