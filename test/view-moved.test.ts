@@ -167,7 +167,7 @@ it('the daemon says a camera moved once in its log and as status "moved" in its 
   expect(formatCounts(rows, 'table')).toMatch(/view moved: in \d+ of these rows/);
 });
 
-it('replay warns that the camera moved, with when (into the frames) and by how much', { timeout: 60_000 }, async () => {
+it('replay warns that the camera moved, with when (into the frames) and by how much', { timeout: 180_000 }, async () => {
   // 120 s at 2 fps as JPEG files, the camera turned by 3° from 70 s.
   const dir = tempDir();
   const straight = createScene({ seed: 7, scenario: 'default' });
