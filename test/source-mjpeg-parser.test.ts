@@ -123,7 +123,9 @@ describe('MJPEG parser', () => {
     const head = (b: Buffer, length: number) => Buffer.concat([enc(`--bd\r\nContent-Type: image/jpeg\r\nContent-Length: ${length}\r\n\r\n`), b]);
     const short = Buffer.concat([...bodies.map((b) => head(b, b.length - 2)), enc('--bd\r\n')]);
     const padded = Buffer.concat([...bodies.map((b) => Buffer.concat([head(b, b.length), Buffer.alloc(4)])), enc('--bd\r\n')]);
-    for (const [stream, want] of [[short, bodies.map((b) => b.subarray(0, b.length - 2))], [padded, bodies]] as const) {
+    // But a line of text there, quoting the boundary, is garbage: its "--bd" delimits nothing.
+    const quoted = Buffer.concat([head(bodies[0], bodies[0].length), enc('log: resync at --bd\r\n\r\nnot a picture\r\n'), head(bodies[1], bodies[1].length), enc('\r\n--bd\r\n')]);
+    for (const [stream, want] of [[short, bodies.map((b) => b.subarray(0, b.length - 2))], [padded, bodies], [quoted, bodies.slice(0, 2)]] as const) {
       for (const opts of [{ boundary: 'bd', maxPartBytes: 1_000 }, { maxPartBytes: 1_000 }]) {
         for (const chunk of [1, 7, 4096]) expect(feed(new MjpegParser(opts), stream, () => chunk)).toEqual(want);
       }
@@ -137,6 +139,9 @@ describe('MJPEG parser', () => {
       const body = jpegLike(4, size);
       const stream = Buffer.concat([part(body, 'bd', false), part(bodies[2], 'bd', false), enc('--bd\r\n')]);
       for (const chunk of [1, 7, 4096]) expect(feed(new MjpegParser({ boundary: 'bd', maxPartBytes: 1_000 }), stream, () => chunk)).toEqual([body, bodies[2]]);
+      // Also when the camera writes its delimiters with extra leading dashes (boundary=--bd sent as "----bd").
+      const dashed = Buffer.from(stream.toString('latin1').replaceAll('--bd', '----bd'), 'latin1');
+      for (const chunk of [1, 7]) expect(feed(new MjpegParser({ boundary: '--bd', maxPartBytes: 1_000 }), dashed, () => chunk)).toEqual([body, bodies[2]]);
     }
     const big = Buffer.concat([part(jpegLike(5, 1_001), 'bd', false), part(bodies[2], 'bd', false), enc('--bd\r\n')]);
     for (const chunk of [1, 7]) {

@@ -58,6 +58,21 @@ function dashesBefore(view: Uint8Array, at: number): number {
   return j;
 }
 
+/**
+ * Whether the bytes between a part's end and a delimiter on the same line are the part's own tail (a Content-Length
+ * a few bytes short: JPEG data) or padding (NULs, spaces): anything but a line of text, which may quote the boundary.
+ */
+function isPartTail(bytes: Uint8Array): boolean {
+  let visible = false;
+  for (const b of bytes) {
+    if (b === LF) return false;
+    const blank = b === 0x20 || b === 0x09 || b === CR;
+    if (!blank && (b < 0x20 || b >= 0x7f)) return true; // not text: JPEG data, NUL padding
+    visible ||= !blank;
+  }
+  return !visible;
+}
+
 /** Whether a trimmed line is a delimiter line "--token" (RFC 2046 length, no spaces; not a closing "--token--"). */
 function isDelimiterLine(line: string): boolean {
   return line.length > 2 && line.length <= MAX_BOUNDARY + 2 && /^--[!-~]+$/.test(line) && !line.endsWith('--');
@@ -218,11 +233,11 @@ export class MjpegParser {
     if (at < 0) {
       // Keep only what could be the start of a delimiter split across chunks.
       const drop = Math.max(0, view.length - (delim.length - 1));
-      if (view.subarray(0, drop).includes(LF)) this.#afterPart = false;
+      if (!isPartTail(view.subarray(0, drop))) this.#afterPart = false;
       this.#skip(drop);
       return false;
     }
-    const sameLine = this.#afterPart && !view.subarray(0, at).includes(LF);
+    const sameLine = this.#afterPart && isPartTail(view.subarray(0, at));
     this.#afterPart = false;
     if (!sameLine && !this.#startsLine(view, at)) {
       this.#skip(at + 1);
@@ -458,8 +473,12 @@ export class MjpegParser {
       this.#start += lineStart;
       return true;
     }
-    // What is held beyond the line break and the start of a delimiter split across chunks is the part's own.
-    const held = view.length - 2 - (delim.length - 1);
+    // What is held before the start of a delimiter split across chunks (its extra leading dashes too) and the line
+    // break before it is the part's own.
+    let held = Math.max(0, view.length - (delim.length - 1));
+    while (held > 0 && view[held - 1] === DASH) held--;
+    if (held > 0 && view[held - 1] === LF) held--;
+    if (held > 0 && view[held - 1] === CR) held--;
     if (held > this.#maxPartBytes) {
       // Too big to be kept: drop what we hold (bar a possible split delimiter) and resync on the next boundary.
       this.#oversized(held, false);
