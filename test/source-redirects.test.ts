@@ -1,6 +1,7 @@
 // Public cameras often answer their published snapshot URL with a redirect to the latest image under a name of its
 // own (a timestamp), which no config could hold. The source follows redirects (5 at most), sends credentials to the
 // camera URL's own origin only, and names where it was sent when the answer there is an error.
+import type { ServerResponse } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { HttpSnapshotSource } from '../dist/src/source/http-snapshot-source.js';
 import { MjpegStreamSource } from '../dist/src/source/mjpeg-stream-source.js';
@@ -26,21 +27,46 @@ describe('redirects', () => {
     expect(source.stats().errors).toBe(0);
   });
 
-  it('asks where the camera URL moved for good (301, 308) directly, and the camera URL again once that fails', async () => {
-    // /old.jpg moved to /new.jpg (301), which serves three images; then it moved on to /newer.jpg (308).
+  it('asks the address the camera URL moved to for good (301, 308) directly, and the camera URL again once that fails', async () => {
+    // The camera's /snap.jpg moved to server B (301), which serves three images and then answers 404; by then the
+    // camera sends it on to server C (308).
     let n = 0;
-    const cam = await startCamera((req, res) => {
-      if (req.url === '/old.jpg') res.writeHead(n < 3 ? 301 : 308, { location: n < 3 ? '/new.jpg' : '/newer.jpg' }).end();
-      else if (req.url === (n < 3 ? '/new.jpg' : '/newer.jpg')) res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(++n));
-      else res.writeHead(404).end();
-    }, '/old.jpg');
+    const image = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(++n));
+    const b = await startCamera((_req, res) => (n < 3 ? image(res) : res.writeHead(404).end()));
+    const c = await startCamera((_req, res) => image(res));
+    const cam = await startCamera((_req, res) => res.writeHead(n < 3 ? 301 : 308, { location: n < 3 ? b.url : c.url }).end());
     const source = new HttpSnapshotSource({ cameraId: 'cam1', url: cam.url, ...timing });
     onTestFinished(() => source.close());
     expect((await take(source.frames(), 5)).map((f) => Buffer.from(f.jpeg))).toEqual([1, 2, 3, 4, 5].map(makeJpeg));
-    // One round trip per poll once the move is known (a public camera moved to https:// is not asked twice per
-    // poll); when the remembered URL answers 404, the camera URL is asked again in the same poll, without an error.
-    expect(cam.requests.map((r) => r.url)).toEqual(['/old.jpg', '/new.jpg', '/new.jpg', '/new.jpg', '/new.jpg', '/old.jpg', '/newer.jpg', '/newer.jpg']);
+    // One request per poll once the move is known (a camera moved to https:// is not asked twice per poll); the
+    // 404 of the address remembered sends the same poll back to the camera URL, without an error.
+    expect([cam.requests.length, b.requests.length, c.requests.length]).toEqual([2, 4, 2]);
     expect(source.stats().errors).toBe(0);
+  });
+
+  it('does not remember a permanent redirect to another name, nor one whose answer then fails', async () => {
+    // A camera that sends its URL on to each new image with a 301 would be stuck on the first image.
+    let n = 0;
+    const rotating = await startCamera((req, res) => {
+      if (req.url === '/latest.jpg') res.writeHead(301, { location: `/images/${++n}.jpg` }).end();
+      else res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(Number(/\/images\/(\d+)/.exec(req.url!)![1])));
+    }, '/latest.jpg');
+    const source = new HttpSnapshotSource({ cameraId: 'cam1', url: rotating.url, ...timing });
+    onTestFinished(() => source.close());
+    expect((await take(source.frames(), 3)).map((f) => Buffer.from(f.jpeg))).toEqual([1, 2, 3].map(makeJpeg));
+    expect(rotating.requests.map((r) => r.url)).toEqual(['/latest.jpg', '/images/1.jpg', '/latest.jpg', '/images/2.jpg', '/latest.jpg', '/images/3.jpg']);
+
+    // Where it moved to answers a login page with 200 once: the poll fails, and the next asks the camera URL again.
+    let k = 0;
+    const moved = await startCamera((_req, res) => {
+      if (++k === 2) res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>');
+      else res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(k));
+    });
+    const cam = await startCamera((_req, res) => res.writeHead(301, { location: moved.url }).end());
+    const again = new HttpSnapshotSource({ cameraId: 'cam1', url: cam.url, ...timing });
+    onTestFinished(() => again.close());
+    expect(await take(again.frames(), 3)).toHaveLength(3);
+    expect([cam.requests.length, moved.requests.length, again.stats().errors]).toEqual([2, 4, 1]);
   });
 
   it('sends the camera URL\'s password to its own origin only', async () => {

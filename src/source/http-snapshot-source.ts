@@ -6,7 +6,7 @@ import { SourceError } from '../errors.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { discardBody } from './discard-body.js';
 import type { FrameSource, SourceStats } from './frame-source.js';
-import { closeHttpSource, requestCamera, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
+import { closeHttpSource, forgetMove, requestCamera, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { classifyRequestError, isClearlyNotImage, notAnImageError, tooLargeError, wrongKindError } from './request-errors.js';
 import { RepeatedImage } from './repeated-image.js';
@@ -202,6 +202,7 @@ export class HttpSnapshotSource implements FrameSource {
       return { kind: 'frame', jpeg, capturedAt };
     } catch (err) {
       if (signal.aborted) throw err; // closing or the consumer's signal: not a camera failure
+      forgetMove(this.#http);
       throw classifyRequestError(err, { cameraId, url, timeoutMs, timedOut });
     } finally {
       clearTimeout(timer);

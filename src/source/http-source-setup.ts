@@ -92,8 +92,8 @@ export interface CameraResponse {
  * be answered (the first, or a stale nonce) is answered at once, within the same time limits, so a poll costs one
  * more round trip only then. Redirects (301, 302, 303, 307, 308) are followed, MAX_REDIRECTS at most: public
  * cameras often answer their published URL with a redirect to the latest image under a new name each time, which
- * no config could hold. A camera URL moved for good (301, 308; see follow) is asked where it moved to, and when
- * that fails, at the camera URL again within the same poll. Credentials go to the camera URL's own origin only
+ * no config could hold. A camera URL moved to another address for good (301, 308; see follow) is asked there,
+ * and when that answers an error status or fails, at the camera URL again within the same poll. Credentials go to the camera URL's own origin only
  * (scheme, host and port), as a browser does. Any other answer, or a 401 that cannot be overcome, is returned to the
  * caller (its statusError() says why).
  */
@@ -108,7 +108,7 @@ export async function requestCamera(parts: CameraRequestParts, init: CameraReque
       if (init.signal.aborted) throw err;
     }
     // The camera URL may lead elsewhere now: asked again, within the same time limits.
-    parts.moved.target = undefined;
+    forgetMove(parts);
   }
   return follow(parts, init, undefined);
 }
@@ -124,17 +124,27 @@ interface CameraRequestInit {
   readonly timedOut: () => boolean;
 }
 
+/**
+ * After a failed poll: the camera URL is asked again next time. An answer can fail after its status (a login page
+ * with 200, an empty body), which requestCamera cannot tell.
+ */
+export function forgetMove(parts: Pick<HttpSourceParts, 'moved'>): void {
+  parts.moved.target = undefined;
+}
+
 /** A status that brings the image, or says it has not changed. */
 const answered = (status: number): boolean => (status >= 200 && status < 300) || status === 304;
 
 /**
  * One GET, from the camera URL or (`start`) where it has moved for good, following redirects. Permanent redirects
- * (301, 308) from the camera URL on are remembered in `parts.moved` once they lead to an image, as a browser does:
- * a camera moved from http:// to https:// then costs one request per poll, not two.
+ * (301, 308) from the camera URL on to the same path and query at another address are remembered in `parts.moved`
+ * once they lead to an answer, as a browser does: a camera moved from http:// to https:// then costs one request
+ * per poll, not two. The source forgets the move when a poll fails (see forgetMove).
  */
 async function follow(parts: CameraRequestParts, init: CameraRequestInit, start: URL | undefined): Promise<CameraResponse> {
-  const origin = new URL(parts.url.href).origin;
-  let target = start ?? new URL(parts.url.href);
+  const camera = new URL(parts.url.href);
+  const origin = camera.origin;
+  let target = start ?? camera;
   let url = start === undefined ? parts.url.display : `${parts.url.display} (redirected to ${hideUrlPassword(start.href)})`;
   let retried = false;
   // Where the permanent redirects from the camera URL lead, while every hop so far was one.
@@ -187,7 +197,9 @@ async function follow(parts: CameraRequestParts, init: CameraRequestInit, start:
           { status: res.statusCode },
         );
       }
-      permanent &&= res.statusCode === 301 || res.statusCode === 308;
+      // A move to another address of the same resource only: cameras that send their URL on to each new image (a
+      // new name each time) with a 301 would otherwise be asked for the first image for ever.
+      permanent &&= (res.statusCode === 301 || res.statusCode === 308) && next.pathname === camera.pathname && next.search === camera.search;
       if (permanent) movedTo = next;
       target = next;
       url = `${parts.url.display} (redirected to ${hideUrlPassword(next.href)})`;

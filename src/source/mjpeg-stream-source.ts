@@ -7,7 +7,7 @@ import { SourceError } from '../errors.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { discardBody } from './discard-body.js';
 import type { FrameSource, SourceStats } from './frame-source.js';
-import { closeHttpSource, requestCamera, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
+import { closeHttpSource, forgetMove, requestCamera, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { MjpegParser } from './mjpeg-parser.js';
 import { RepeatedImage } from './repeated-image.js';
@@ -134,6 +134,8 @@ export class MjpegStreamSource implements FrameSource {
         failure = classifyRequestError(err, { cameraId: this.cameraId, url: this.#http.url.display, timeoutMs: this.#opts.timeoutMs, timedOut: false });
       }
       if (signal.aborted) return;
+      // A stream is asked for once a connection: the camera URL is asked again for the next one.
+      forgetMove(this.#http);
       const delay = this.#http.backoff.next();
       retryAt = this.#http.now() + delay;
       this.#http.stats.failure(failure, delay);
