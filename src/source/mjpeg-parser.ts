@@ -58,21 +58,6 @@ function dashesBefore(view: Uint8Array, at: number): number {
   return j;
 }
 
-/**
- * Whether the bytes between a part's end and a delimiter on the same line are the part's own tail (a Content-Length
- * a few bytes short: JPEG data) or padding (NULs, spaces): anything but a line of text, which may quote the boundary.
- */
-function isPartTail(bytes: Uint8Array): boolean {
-  let visible = false;
-  for (const b of bytes) {
-    if (b === LF) return false;
-    const blank = b === 0x20 || b === 0x09 || b === CR;
-    if (!blank && (b < 0x20 || b >= 0x7f)) return true; // not text: JPEG data, NUL padding
-    visible ||= !blank;
-  }
-  return !visible;
-}
-
 /** Whether a trimmed line is a delimiter line "--token" (RFC 2046 length, no spaces; not a closing "--token--"). */
 function isDelimiterLine(line: string): boolean {
   return line.length > 2 && line.length <= MAX_BOUNDARY + 2 && /^--[!-~]+$/.test(line) && !line.endsWith('--');
@@ -102,12 +87,6 @@ export class MjpegParser {
    * so it is 0 when 'boundary' is entered again.
    */
   #lineDashes = 0;
-  /**
-   * Still on the line a part ended on: a delimiter there is taken even though bytes come before it on that line.
-   * Cameras whose Content-Length is a few bytes short, or that pad after the JPEG, send the delimiter straight after
-   * those bytes, with no line break between.
-   */
-  #afterPart = false;
   #buf: Buffer;
   /** Unconsumed bytes are #buf[#start, #end). */
   #start = 0;
@@ -159,6 +138,12 @@ export class MjpegParser {
       const n = this.#append(chunk, off);
       off += n;
       this.#process(out);
+      if (n === 0 && this.#start === 0 && this.#end >= this.#capacity) {
+        // Full, and nothing held could be used (no state's limit caught it): resync on the next delimiter, keeping
+        // what could be the start of one, rather than spin on a chunk that never fits.
+        this.#state = 'boundary';
+        this.#skip(this.#end - (MAX_BOUNDARY + 4));
+      }
     }
     this.stats.bufferedBytes = this.#end - this.#start + (this.#part ? this.#partFilled : 0);
     return out;
@@ -232,20 +217,16 @@ export class MjpegParser {
     if (this.#declared !== undefined && this.stats.delimiters === 0) return this.#seekFirstDelimiter(view, at);
     if (at < 0) {
       // Keep only what could be the start of a delimiter split across chunks.
-      const drop = Math.max(0, view.length - (delim.length - 1));
-      if (!isPartTail(view.subarray(0, drop))) this.#afterPart = false;
-      this.#skip(drop);
+      this.#skip(Math.max(0, view.length - (delim.length - 1)));
       return false;
     }
-    const sameLine = this.#afterPart && isPartTail(view.subarray(0, at));
-    this.#afterPart = false;
-    if (!sameLine && !this.#startsLine(view, at)) {
+    // Once parts come, a delimiter is taken wherever it sits: cameras whose Content-Length is a few bytes short, or
+    // that pad after the JPEG, send it straight after those bytes, and a delimiter missed loses the frames after it.
+    if (this.stats.delimiters === 0 && !this.#startsLine(view, at)) {
       this.#skip(at + 1);
       return true;
     }
     this.#skip(at);
-    // Taken as starting its line, also when its line is read on a later push.
-    if (sameLine) this.#lineDashes = 0;
     return this.#readDelimiterLine();
   }
 
@@ -476,7 +457,7 @@ export class MjpegParser {
     // What is held before the start of a delimiter split across chunks (its extra leading dashes too) and the line
     // break before it is the part's own.
     let held = Math.max(0, view.length - (delim.length - 1));
-    while (held > 0 && view[held - 1] === DASH) held--;
+    for (let extra = 0; extra < MAX_BOUNDARY && held > 0 && view[held - 1] === DASH; extra++) held--;
     if (held > 0 && view[held - 1] === LF) held--;
     if (held > 0 && view[held - 1] === CR) held--;
     if (held > this.#maxPartBytes) {
@@ -503,6 +484,5 @@ export class MjpegParser {
     this.#part = undefined;
     this.#partFilled = 0;
     this.#state = 'boundary';
-    this.#afterPart = true;
   }
 }
