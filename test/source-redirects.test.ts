@@ -67,6 +67,15 @@ describe('redirects', () => {
     onTestFinished(() => again.close());
     expect(await take(again.frames(), 3)).toHaveLength(3);
     expect([cam.requests.length, moved.requests.length, again.stats().errors]).toEqual([2, 4, 1]);
+
+    // Where it moved to goes on answering the same picture while the camera URL now leads elsewhere: asked again.
+    let fresh = 0;
+    const stale = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(0)));
+    const live = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(++fresh)));
+    const turned = await startCamera((_req, res) => res.writeHead(301, { location: turned.requests.length === 1 ? stale.url : live.url }).end());
+    const third = new HttpSnapshotSource({ cameraId: 'cam1', url: turned.url, ...timing });
+    onTestFinished(() => third.close());
+    expect((await take(third.frames(), 3)).map((f) => Buffer.from(f.jpeg))).toEqual([0, 1, 2].map(makeJpeg));
   });
 
   it('sends the camera URL\'s password to its own origin only', async () => {

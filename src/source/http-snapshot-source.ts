@@ -145,6 +145,8 @@ export class HttpSnapshotSource implements FrameSource {
       const h = res.headers as Record<string, string | string[] | undefined>;
       if (statusCode === 304) {
         await body.dump().catch(() => undefined);
+        // A camera moved for good that stops changing may have moved on: its URL is asked again next time.
+        forgetMove(this.#http);
         return { kind: 'not-modified' };
       }
       if (statusCode < 200 || statusCode >= 300) {
@@ -194,7 +196,10 @@ export class HttpSnapshotSource implements FrameSource {
         jpeg.set(c, offset);
         offset += c.length;
       }
-      if (this.#repeated.is(jpeg)) return { kind: 'identical' };
+      if (this.#repeated.is(jpeg)) {
+        forgetMove(this.#http);
+        return { kind: 'identical' };
+      }
       // A camera that stamps its own capture instant is more precise than our clock at response time
       // (which adds network and queueing delay).
       const stamped = Number(header(h, CAPTURE_TIME_HEADER));
