@@ -7,7 +7,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { spawnCameraSim } from '../dist/src/cli/spawn-camera-sim.js';
 import { Daemon } from '../dist/src/daemon.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
-import { queryCounts, parseQueryParams } from '../dist/src/store/query-counts.js';
+import { queryCounts } from '../dist/src/store/count-reader.js';
+import { parseQueryParams } from '../dist/src/store/query-counts.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 type Mode = 'pass' | 'truncated' | 'garbage' | 'http500' | 'stall' | 'huge';

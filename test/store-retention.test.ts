@@ -7,7 +7,8 @@ import { expect, it, onTestFinished } from 'vitest';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { Daemon } from '../dist/src/daemon.js';
 import { CountStore } from '../dist/src/store/count-store.js';
-import { parseQueryParams, queryCounts } from '../dist/src/store/query-counts.js';
+import { queryCounts } from '../dist/src/store/count-reader.js';
+import { parseQueryParams } from '../dist/src/store/query-counts.js';
 import { unusedPort } from './helpers/source-http.js';
 import { tempDir } from './helpers/temp-dir.js';
 

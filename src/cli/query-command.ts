@@ -1,7 +1,8 @@
 // `traffic-counter query`: stored counts per minute/15-minute/hour/day bucket, as a table, CSV or JSON.
 
 import { parseCliArgs } from './parse-cli-args.js';
-import { parseQueryParams, queryCounts } from '../store/query-counts.js';
+import { queryCounts } from '../store/count-reader.js';
+import { parseQueryParams } from '../store/query-counts.js';
 import { formatCounts } from '../store/format-counts.js';
 
 const HELP = `Usage: traffic-counter query --db FILE --bucket minute|15min|hour|day [options]

@@ -61,6 +61,9 @@ export function presentedFingerprint(url: URL, timeoutMs: number, signal?: Abort
   });
 }
 
+/** The last resort either message offers. */
+const INSECURE = 'or "tlsInsecure": true accepts any certificate (--tls-insecure; not recommended)';
+
 /**
  * The TC_ERR_SOURCE_TLS error for a certificate problem, naming the fingerprint the camera presented (read once
  * more if the problem was not a mismatch) so that the user can check it and pin it. `own`: false when the
@@ -95,12 +98,12 @@ export async function certificateError(
       'TC_ERR_SOURCE_TLS',
       `${where}: ${origin}, which the camera redirected to, presented ${what} (${problem}${presented ? `; SHA-256 fingerprint ${presented}` : ''}); ` +
         `if you trust ${origin}, make the URL it redirected to the camera URL and pin its certificate there (tlsFingerprint); ` +
-        `or "tlsInsecure": true accepts any certificate (--tls-insecure; not recommended)`,
+        INSECURE,
       { cause: ctx.cause },
     );
   }
   const pin = presented
     ? `if ${presented} is your camera's certificate's SHA-256 fingerprint (its web page or \`openssl s_client\` shows it), set the camera's "tlsFingerprint": "${presented}" (\`run --camera\`: --tls-fingerprint ${presented})`
     : `set the camera's "tlsFingerprint" to its certificate's SHA-256 fingerprint (its web page or \`openssl s_client\` shows it)`;
-  return new SourceError('TC_ERR_SOURCE_TLS', `${where}: the camera presented ${what} (${problem}); ${pin}; or "tlsInsecure": true accepts any certificate (--tls-insecure; not recommended)`, { cause: ctx.cause });
+  return new SourceError('TC_ERR_SOURCE_TLS', `${where}: the camera presented ${what} (${problem}); ${pin}; ${INSECURE}`, { cause: ctx.cause });
 }

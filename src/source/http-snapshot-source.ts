@@ -137,6 +137,7 @@ export class HttpSnapshotSource implements FrameSource {
     const headers: Record<string, string> = { accept: 'image/jpeg, image/*;q=0.9, */*;q=0.1' };
     if (this.#etag) headers['if-none-match'] = this.#etag;
     if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
+    let newPicture = false;
     try {
       const answer = await requestCamera(this.#http, { cameraId, headers, signal: ctrl.signal, timeoutMs, timedOut: () => timedOut });
       const { res } = answer;
@@ -145,8 +146,6 @@ export class HttpSnapshotSource implements FrameSource {
       const h = res.headers as Record<string, string | string[] | undefined>;
       if (statusCode === 304) {
         await body.dump().catch(() => undefined);
-        // A camera moved for good that stops changing may have moved on: its URL is asked again next time.
-        forgetMove(this.#http);
         return { kind: 'not-modified' };
       }
       if (statusCode < 200 || statusCode >= 300) {
@@ -196,22 +195,22 @@ export class HttpSnapshotSource implements FrameSource {
         jpeg.set(c, offset);
         offset += c.length;
       }
-      if (this.#repeated.is(jpeg)) {
-        forgetMove(this.#http);
-        return { kind: 'identical' };
-      }
+      if (this.#repeated.is(jpeg)) return { kind: 'identical' };
       // A camera that stamps its own capture instant is more precise than our clock at response time
       // (which adds network and queueing delay).
       const stamped = Number(header(h, CAPTURE_TIME_HEADER));
       const capturedAt = Number.isFinite(stamped) && stamped > 0 ? stamped : completedAt;
+      newPicture = true;
       return { kind: 'frame', jpeg, capturedAt };
     } catch (err) {
       if (signal.aborted) throw err; // closing or the consumer's signal: not a camera failure
-      forgetMove(this.#http);
       throw classifyRequestError(err, { cameraId, url, timeoutMs, timedOut });
     } finally {
       clearTimeout(timer);
       unlink();
+      // Where the camera URL moved for good is kept by a poll that brought a new picture only: after a failure, or
+      // an unchanged one (the camera may have moved on), the camera URL is asked again next time.
+      if (!newPicture) forgetMove(this.#http);
     }
   }
 

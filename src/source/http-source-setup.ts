@@ -93,9 +93,9 @@ export interface CameraResponse {
  * more round trip only then. Redirects (301, 302, 303, 307, 308) are followed, MAX_REDIRECTS at most: public
  * cameras often answer their published URL with a redirect to the latest image under a new name each time, which
  * no config could hold. A camera URL moved to another address for good (301, 308; see follow) is asked there,
- * and when that answers an error status or fails, at the camera URL again within the same poll. Credentials go to the camera URL's own origin only
- * (scheme, host and port), as a browser does. Any other answer, or a 401 that cannot be overcome, is returned to the
- * caller (its statusError() says why).
+ * and when that answers an error status or fails, at the camera URL again within the same poll. Credentials go to
+ * the camera URL's own origin only (scheme, host and port), as a browser does. Any other answer, or a 401 that
+ * cannot be overcome, is returned to the caller (its statusError() says why).
  */
 export async function requestCamera(parts: CameraRequestParts, init: CameraRequestInit): Promise<CameraResponse> {
   const moved = parts.moved.target;
@@ -125,8 +125,8 @@ interface CameraRequestInit {
 }
 
 /**
- * After a failed poll: the camera URL is asked again next time. An answer can fail after its status (a login page
- * with 200, an empty body), which requestCamera cannot tell.
+ * After a poll that brought no new picture: the camera URL is asked again next time. An answer can fail after its
+ * status (a login page with 200, an empty body), which requestCamera cannot tell.
  */
 export function forgetMove(parts: Pick<HttpSourceParts, 'moved'>): void {
   parts.moved.target = undefined;
@@ -139,7 +139,7 @@ const answered = (status: number): boolean => (status >= 200 && status < 300) ||
  * One GET, from the camera URL or (`start`) where it has moved for good, following redirects. Permanent redirects
  * (301, 308) from the camera URL on to the same path and query at another address are remembered in `parts.moved`
  * once they lead to an answer, as a browser does: a camera moved from http:// to https:// then costs one request
- * per poll, not two. The source forgets the move when a poll fails (see forgetMove).
+ * per poll, not two. The source forgets the move after a poll that brought no new picture (see forgetMove).
  */
 async function follow(parts: CameraRequestParts, init: CameraRequestInit, start: URL | undefined): Promise<CameraResponse> {
   const camera = new URL(parts.url.href);

@@ -6,7 +6,7 @@ import { Database } from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { QueryError, StoreError } from '../errors.js';
 import { checkNotNewer, schemaVersion } from './migrations.js';
-import { CLASS_COLUMNS, classColumn, echo, paramName, type CountRow, type QueryBucket, type QueryOptions, type QueryParams } from './query-counts.js';
+import { BUCKET_MS, CLASS_COLUMNS, classColumn, echo, paramName, type CountRow, type QueryBucket, type QueryOptions, type QueryParams } from './query-counts.js';
 import { VEHICLE_CLASSES } from '../analyze/analyzer-types.js';
 import { TimeZone } from './time-zone.js';
 
@@ -25,6 +25,9 @@ interface RawRow {
 
 /** A 15-minute bucket in ms: buckets start at multiples of it since the Unix epoch (UTC quarter hours). */
 const QUARTER_MS = 900_000;
+
+/** Each bucket's length: the stored ones' and the quarter hour summed from minutes. */
+const LENGTH_MS: Readonly<Record<QueryBucket, number>> = { ...BUCKET_MS, '15min': QUARTER_MS };
 
 // Stored buckets (minute, hour, day): every stored (camera, line, bucket) row, as it is. The store writes a zero row
 // for each active line in every bucket where the camera was monitored, so quiet buckets and outages appear with their
@@ -126,14 +129,11 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
  * Australia). A local day is 25 hours at most (the clocks falling back).
  */
 const LOCAL_BUCKET: Readonly<Record<QueryBucket, { readonly sources: readonly QueryBucket[]; readonly maxMs: number }>> = {
-  minute: { sources: ['minute'], maxMs: 60_000 },
-  '15min': { sources: ['15min'], maxMs: QUARTER_MS },
-  hour: { sources: ['hour', '15min'], maxMs: 3_600_000 },
-  day: { sources: ['hour', '15min'], maxMs: 25 * 3_600_000 },
+  minute: { sources: ['minute'], maxMs: LENGTH_MS.minute },
+  '15min': { sources: ['15min'], maxMs: LENGTH_MS['15min'] },
+  hour: { sources: ['hour', '15min'], maxMs: LENGTH_MS.hour },
+  day: { sources: ['hour', '15min'], maxMs: 25 * LENGTH_MS.hour },
 };
-
-/** The offset, in minutes, that a source's rows can be summed into local buckets at: a whole number of their length. */
-const GRAIN_MIN: Readonly<Record<QueryBucket, number>> = { minute: 1, '15min': 15, hour: 60, day: 1440 };
 
 /**
  * A query in a time zone other than UTC: the stored UTC rows (or 15-minute sums) summed per local bucket, which
@@ -154,11 +154,12 @@ function localRows(
     let odd: RawRow | undefined;
     // Rows up to a bucket's length past `to` hold the end of the local buckets starting before it.
     for (const r of select(source, toMs === undefined ? undefined : toMs + local.maxMs)) {
-      if (zone.offset(r.bucket_start_ms) % GRAIN_MIN[source] !== 0) {
+      // The source's rows fit the local buckets while the offset is a whole number of their length.
+      if ((zone.offset(r.bucket_start_ms) * 60_000) % LENGTH_MS[source] !== 0) {
         odd = r;
         break;
       }
-      const start = zone.bucketStart(params.bucket, r.bucket_start_ms);
+      const start = zone.bucketStart(LENGTH_MS[params.bucket], r.bucket_start_ms);
       if ((fromMs !== undefined && start < fromMs) || (toMs !== undefined && start >= toMs)) continue;
       const key = `${start} ${r.camera_id} ${r.line_id}`;
       const sum = groups.get(key);
@@ -266,5 +267,18 @@ export class CountReader {
 
   async [Symbol.asyncDispose](): Promise<void> {
     this.close();
+  }
+}
+
+/**
+ * Runs one query against a count database, opened read-only (safe while the daemon writes, thanks to
+ * WAL). A missing file is a QueryError: the database is never created here.
+ */
+export function queryCounts(dbPath: string, params: QueryParams, opts: QueryOptions = {}): CountRow[] {
+  const reader = new CountReader(dbPath);
+  try {
+    return reader.query(params, opts);
+  } finally {
+    reader.close();
   }
 }

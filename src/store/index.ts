@@ -2,8 +2,8 @@
 
 export { CountStore, STORE_DEFAULTS } from './count-store.js';
 export type { CountStoreOptions, CameraRegistration, FrameTickDelta, LineTotal, CountStoreStats } from './count-store.js';
-export { CountReader, selectCountRows } from './count-reader.js';
-export { parseQueryParams, parseTimeInput, queryCounts, BUCKETS, BUCKET_MS, COUNT_FORMATS, QUERY_BUCKETS } from './query-counts.js';
+export { CountReader, queryCounts, selectCountRows } from './count-reader.js';
+export { parseQueryParams, parseTimeInput, BUCKETS, BUCKET_MS, COUNT_FORMATS, QUERY_BUCKETS } from './query-counts.js';
 export type { Bucket, QueryBucket, CountFormat, CountRow, QueryParams, QueryOptions } from './query-counts.js';
 export { formatCounts } from './format-counts.js';
 export { migrate, checkNotNewer, schemaVersion, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';

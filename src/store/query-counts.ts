@@ -1,9 +1,9 @@
 // Count queries shared by the CLI (`traffic-counter query`) and the HTTP API: parameter validation with
-// errors in the user's own spelling (--bucket vs bucket), and a one-shot read-only query of a DB file.
+// errors in the user's own spelling (--bucket vs bucket), and the shapes of a query and its rows. The one-shot
+// read-only query of a DB file (queryCounts) is count-reader's, which imports this module.
 
 import { QueryError } from '../errors.js';
 import { VEHICLE_CLASSES, type Direction, type VehicleClass } from '../analyze/analyzer-types.js';
-import { CountReader } from './count-reader.js';
 import { ID_RE } from '../config/ids.js';
 import { TimeZone, canonicalTimeZone } from './time-zone.js';
 
@@ -207,17 +207,4 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
   }
 
   return Object.freeze({ bucket, ...ids, ...times, format, byClass, timeZone });
-}
-
-/**
- * Runs one query against a count database, opened read-only (safe while the daemon writes, thanks to
- * WAL). A missing file is a QueryError: the database is never created here.
- */
-export function queryCounts(dbPath: string, params: QueryParams, opts: QueryOptions = {}): CountRow[] {
-  const reader = new CountReader(dbPath);
-  try {
-    return reader.query(params, opts);
-  } finally {
-    reader.close();
-  }
 }

@@ -3,8 +3,6 @@
 // the zone's offsets, local bucket starts and local ISO times, read from the IANA time zone database that Node
 // carries (Intl), daylight saving time included: a local day is then 23 or 25 hours long.
 
-import type { QueryBucket } from './query-counts.js';
-
 /**
  * The canonical name of an IANA time zone ("Europe/Berlin"; "local" is this machine's zone), or undefined when Node
  * does not know it. Every name for UTC ("UTC", "Etc/UTC", "Z", …) is "UTC".
@@ -22,7 +20,6 @@ export function canonicalTimeZone(name: string): string | undefined {
 const MINUTE_MS = 60_000;
 const QUARTER_MS = 900_000;
 const DAY_MS = 86_400_000;
-const LENGTH_MS: Readonly<Record<Exclude<QueryBucket, 'day'>, number>> = { minute: MINUTE_MS, '15min': QUARTER_MS, hour: 3_600_000 };
 
 /**
  * One time zone's clock. Offsets are read from Intl once per UTC quarter hour (a query asks for thousands of rows
@@ -88,14 +85,14 @@ export class TimeZone {
   }
 
   /**
-   * The start of the local bucket holding instant `ms`. A minute, quarter or hour starts where the local clock shows
-   * it (an hour shown twice when the clocks fall back is two buckets), or, for the one in which the clocks change,
-   * at the change (Lord Howe Island's half-hour shift, Chatham's at :45); a day starts at its first instant, local
-   * midnight, or when the clocks jump past it, the instant they do.
+   * The start of the local bucket `length` ms long (a minute, quarter hour, hour or day) holding instant `ms`. A
+   * minute, quarter or hour starts where the local clock shows it (an hour shown twice when the clocks fall back is
+   * two buckets), or, for the one in which the clocks change, at the change (Lord Howe Island's half-hour shift,
+   * Chatham's at :45); a day starts at its first instant, local midnight, or when the clocks jump past it, the
+   * instant they do.
    */
-  bucketStart(bucket: QueryBucket, ms: number): number {
-    if (bucket === 'day') return this.toInstant(Math.floor(this.wall(ms) / DAY_MS) * DAY_MS);
-    const length = LENGTH_MS[bucket];
+  bucketStart(length: number, ms: number): number {
+    if (length === DAY_MS) return this.toInstant(Math.floor(this.wall(ms) / DAY_MS) * DAY_MS);
     const wall = this.wall(ms);
     const start = ms - (((wall % length) + length) % length);
     const offset = this.offset(ms);
