@@ -64,6 +64,16 @@ export class QueryError extends TrafficCounterError {
   }
 }
 
+/**
+ * The HTTP API could not answer a count query now (HTTP 503): as many queries wait as it holds, one waited or ran
+ * longer than its time limit, or the server is closing.
+ */
+export class QueryLimitError extends TrafficCounterError {
+  constructor(code: 'TC_ERR_QUERY_BUSY' | 'TC_ERR_QUERY_TIMEOUT', message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
 /** The SQLite store could not be opened or migrated, or refused a write. */
 export class StoreError extends TrafficCounterError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -91,6 +101,8 @@ export const ERROR_CODES = [
   'TC_ERR_CHANNEL_START',
   'TC_ERR_CHANNEL_TRANSPORT',
   'TC_ERR_QUERY',
+  'TC_ERR_QUERY_BUSY',
+  'TC_ERR_QUERY_TIMEOUT',
   'TC_ERR_STORE',
   'TC_ERR_NO_IMAGE',
   'TC_ERR_INTERNAL',

@@ -5,18 +5,20 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { QueryError, TrafficCounterError, UsageError } from '../errors.js';
+import { QueryError, QueryLimitError, TrafficCounterError, UsageError } from '../errors.js';
 import { listenFailure } from '../listen-error.js';
-import { CountReader } from '../store/count-reader.js';
-import { formatCounts } from '../store/format-counts.js';
 import { parseQueryParams } from '../store/query-counts.js';
 import { DASHBOARD_HTML } from './dashboard-html.js';
 import { formatMetrics, type MetricsSource } from './format-metrics.js';
+import { QueryRunner } from './query-runner.js';
 
 export const HTTP_DEFAULTS = {
   host: '127.0.0.1', // loopback only unless the user asks for more
   port: 0, // 0 = a random free port
   maxRows: 100_000, // largest /api/counts answer; beyond it a 400 asks to narrow the query
+  // /api/counts runs in a worker thread, one query at a time (the daemon's thread never waits for a read):
+  queryTimeoutMs: 30_000, // a query not answered this long after it came gets 503 TC_ERR_QUERY_TIMEOUT, and is stopped
+  maxWaitingQueries: 8, // queries waiting behind the running one; more get 503 TC_ERR_QUERY_BUSY at once
   maxUrlLength: 8_192, // longer request targets get 414
 } as const;
 
@@ -32,6 +34,8 @@ export interface HttpServerOptions {
    */
   latestImage?: (cameraId: string) => { readonly jpeg: Uint8Array; readonly capturedAt: number } | null | undefined;
   maxRows?: number;
+  queryTimeoutMs?: number;
+  maxWaitingQueries?: number;
 }
 
 export interface HttpServerHandle extends AsyncDisposable {
@@ -97,18 +101,21 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new UsageError(`http port: must be an integer 0-65535 (0 = random), got ${String(port)}`);
   }
-  const reader = new CountReader(opts.dbPath);
+  const runner = new QueryRunner(opts.dbPath, {
+    timeoutMs: opts.queryTimeoutMs ?? HTTP_DEFAULTS.queryTimeoutMs,
+    maxWaiting: opts.maxWaitingQueries ?? HTTP_DEFAULTS.maxWaitingQueries,
+  });
 
-  function counts(search: string): Reply {
+  async function counts(search: string): Promise<Reply> {
     const params = parseQueryParams(rawCountParams(search), 'http');
     // Checked here so "no data yet" is a 503 rather than a 400 blaming the parameters.
     if (!fs.existsSync(opts.dbPath)) {
       throw new HttpError(503, 'TC_ERR_STORE', `no count database yet at ${opts.dbPath}; the daemon creates it when it starts`);
     }
-    const rows = reader.query(params, { maxRows });
-    if (params.format === 'json') return json(200, { rows });
-    const type = params.format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'text/plain; charset=utf-8';
-    return { status: 200, type, body: formatCounts(rows, params.format, params.byClass, params.timeZone) };
+    const body = await runner.run(params, maxRows);
+    const type =
+      params.format === 'json' ? 'application/json; charset=utf-8' : params.format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'text/plain; charset=utf-8';
+    return { status: 200, type, body };
   }
 
   function latestImage(encodedId: string): Reply {
@@ -125,7 +132,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     return { status: 200, type: 'image/jpeg', body: image.jpeg, headers: { 'last-modified': new Date(image.capturedAt).toUTCString() } };
   }
 
-  function route(req: http.IncomingMessage): Reply {
+  async function route(req: http.IncomingMessage): Promise<Reply> {
     const target = req.url ?? '/';
     if (target.length > HTTP_DEFAULTS.maxUrlLength) {
       return errorReply(414, 'TC_ERR_QUERY', `request URL is ${target.length} characters; the limit is ${HTTP_DEFAULTS.maxUrlLength}; shorten the query`);
@@ -153,16 +160,20 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     }
   }
 
-  const server = http.createServer((req, res) => {
+  async function respond(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     let reply: Reply;
     try {
-      reply = route(req);
+      reply = await route(req);
     } catch (err) {
       if (err instanceof HttpError) reply = errorReply(err.status, err.code, err.message);
       else if (err instanceof QueryError) reply = errorReply(400, err.code, err.message);
+      // Busy: worth retrying soon. Timed out: the same query would time out again.
+      else if (err instanceof QueryLimitError) reply = errorReply(503, err.code, err.message, err.code === 'TC_ERR_QUERY_BUSY' ? { 'retry-after': '1' } : undefined);
       else if (err instanceof TrafficCounterError) reply = errorReply(500, err.code, err.message);
       else reply = errorReply(500, 'TC_ERR_INTERNAL', `internal error: ${(err as Error)?.message ?? String(err)}`);
     }
+    // A client that left while its query ran (or a server closing under it) gets nothing.
+    if (res.destroyed) return;
     const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
     res.writeHead(reply.status, {
       'content-type': reply.type,
@@ -174,6 +185,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       ...reply.headers,
     });
     res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  const server = http.createServer((req, res) => {
+    void respond(req, res);
   });
   // Malformed requests: answer 400 if the socket can still take it, never throw. A request line and headers
   // over Node's limit (16 KB) never reach route(): say so, as route() does for URLs over maxUrlLength.
@@ -192,7 +207,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
-      reader.close();
+      void runner.close();
       // run's flags, with the config keys they override.
       reject(new UsageError(`http API: ${listenFailure(err, host, port, { host: '--http-host (httpHost)', port: '--http (httpPort)' })}`, { cause: err }));
     };
@@ -214,7 +229,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       server.close(() => resolve());
       // Keep-alive browsers would hold close() open; requests are short, so cut idle and open sockets.
       server.closeAllConnections();
-    }).finally(() => reader.close());
+    }).finally(() => runner.close());
     return closing;
   };
   return {
