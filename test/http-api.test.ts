@@ -98,7 +98,7 @@ test.each([
 
 test('GET /api/health reports the daemon stats: its channel and a list of cameras', async () => {
   const stats = {
-    channel: { channel: 'ipc', submitted: 12, delivered: 10, dropped: 1, decodeErrors: 0, decoderRestarts: 0, inFlight: 1 },
+    channel: { channel: 'ipc', submitted: 12, delivered: 10, dropped: 1, decodeErrors: 0, decoderRestarts: 0, inFlight: 1, maxInFlight: 4 },
     cameras: [cameraStats({ id: 'cam1', framesAnalysed: 10, lastFrameAt: Date.UTC(2024, 4, 1, 8) })],
   };
   const { server } = await setup({ stats: () => stats });

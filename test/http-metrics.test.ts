@@ -21,7 +21,7 @@ function samples(text: string): Map<string, number> {
 }
 
 const stats = {
-  channel: { channel: 'shared', submitted: 120, delivered: 100, dropped: 15, decodeErrors: 2, decoderRestarts: 1, inFlight: 3 },
+  channel: { channel: 'shared', submitted: 120, delivered: 100, dropped: 15, decodeErrors: 2, decoderRestarts: 1, inFlight: 3, maxInFlight: 8 },
   cameras: [
     cameraStats({ id: 'north', framesAnalysed: 100, dropped: 15, decodeErrors: 2, lastFrameAt: 1_700_000_000_500, counts: [{ lineId: 'main', in: 7, out: 4 }], source: { ...cameraStats({ id: 'x' }).source, requests: 130, bytes: 9_000_000 } }),
     cameraStats({ id: 'south', status: 'down', warnings: [{ message: 'camera south: GET … failed' }], source: { ...cameraStats({ id: 'x' }).source, errors: 6, consecutiveFailures: 6 } }),
@@ -44,6 +44,7 @@ test('says each line and direction count, each camera status and frames, and the
   expect(s.get('traffic_counter_source_bytes_total{camera="north"}')).toBe(9_000_000);
   expect(s.get('traffic_counter_channel_frames_dropped_total{channel="shared"}')).toBe(15);
   expect(s.get('traffic_counter_channel_frames_in_flight{channel="shared"}')).toBe(3);
+  expect(s.get('traffic_counter_channel_frames_in_flight_max{channel="shared"}')).toBe(8);
   // Every family is typed once, before its samples, and counters end in _total.
   const types = [...text.matchAll(/^# TYPE (\S+) (counter|gauge)$/gm)];
   expect(new Set(types.map((t) => t[1])).size).toBe(types.length);

@@ -85,3 +85,31 @@ test('a decoder that answers the wrong job loses that job (dropped, with a warni
     expect(out?.kind === 'frame' && [out.frame.seq, sha1(out.frame.data)]).toEqual([s, frames[s]!.sha1]);
   }
 });
+
+test('decoder hosts added to a running analyzer all get work: the frames in flight grow with the decoders connected', async () => {
+  // maxFramesInFlight as a config with one local decoder would have it: 2 frames. Four decoder hosts connect.
+  const ch = new ZeromqChannel({ maxInFlight: 2, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  const hosts = Array.from({ length: 4 }, () => startDecoder(ch.endpoint));
+  await waitFor('four decoders', () => ch.decoderCount === 4);
+  expect(ch.stats().maxInFlight).toBe(8);
+
+  // Eight frames at once (eight cameras polled together): each decoder takes one and one waits for it. With the
+  // bound at 2, six would be dropped and two decoders would sit idle.
+  const frames = Array.from({ length: 8 }, (_, k) => makeJpeg(160, 90, k));
+  for (let s = 0; s < 8; s++) ch.submit({ cameraId: `cam${s}`, seq: s, capturedAt: s, jpeg: frames[s]!.jpeg }, LIMITS);
+  for (let s = 0; s < 8; s++) {
+    const out = await ch.next();
+    expect(out?.kind === 'frame' && [out.frame.cameraId, sha1(out.frame.data)]).toEqual([`cam${s}`, frames[s]!.sha1]);
+  }
+  expect(ch.stats()).toMatchObject({ delivered: 8, dropped: 0 });
+
+  // Three hosts leave: the bound falls back to 2 per decoder still connected, never below maxFramesInFlight.
+  await Promise.all(hosts.slice(1).map((h) => h.stop()));
+  await waitFor('one decoder', () => ch.decoderCount === 1);
+  expect(ch.stats().maxInFlight).toBe(2);
+  await hosts[0]!.stop();
+  await waitFor('no decoder', () => ch.decoderCount === 0);
+  expect(ch.stats().maxInFlight).toBe(2);
+});

@@ -18,6 +18,8 @@ export interface ChannelStats {
   decoderRestarts: number;
   /** Frames currently in flight (submitted, not yet delivered or dropped). */
   inFlight: number;
+  /** The most frames in flight now; beyond it one is dropped (zeromq: grows with the decoders connected). */
+  maxInFlight: number;
 }
 
 export interface FrameChannelOptions {

@@ -40,7 +40,7 @@ export function decodeRequest(entry: InFlightEntry, scale: DecodeScale): DecodeR
 const SHARE_DECAY = 1 / 64;
 
 export class InFlightQueue {
-  readonly #max: number;
+  #max: number;
   readonly #entries: InFlightEntry[] = [];
   readonly #waiters: ((out: ChannelOutput | null) => void)[] = [];
   #nextId = 1;
@@ -57,6 +57,16 @@ export class InFlightQueue {
   decodeErrors = 0;
 
   constructor(max: number) {
+    if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxInFlight must be an integer >= 1, got ${max}`);
+    this.#max = max;
+  }
+
+  /** The most frames in flight. Lowered below the frames held, the next submit drops down to it. */
+  get max(): number {
+    return this.#max;
+  }
+
+  set max(max: number) {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxInFlight must be an integer >= 1, got ${max}`);
     this.#max = max;
   }
@@ -236,6 +246,7 @@ export class InFlightQueue {
       decodeErrors: this.decodeErrors,
       decoderRestarts,
       inFlight: this.size,
+      maxInFlight: this.#max,
     };
   }
 

@@ -25,6 +25,12 @@ import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', import.meta.url));
+/**
+ * Frames in flight grow to two per connected decoder (remote ones included: a site adds decoder hosts without
+ * touching maxFramesInFlight), up to this many; decoded frames waiting for the analyzer are 3.6 MB each at
+ * 1280x720, so 64 hold at most about 240 MB. A maxInFlight set above it is kept.
+ */
+export const ZEROMQ_MAX_GROWN_IN_FLIGHT = 64;
 
 export interface ZeromqChannelOptions extends FrameChannelOptions {
   /**
@@ -67,6 +73,8 @@ export class ZeromqChannel implements FrameChannel {
   readonly #opts: Required<ZeromqChannelOptions>;
   readonly #queue: InFlightQueue;
   readonly #peers = new Map<string, Peer>();
+  /** maxInFlight as given; the queue's own bound grows from it with the decoders (#fitInFlight). */
+  readonly #baseInFlight: number;
   readonly #locals: LocalDecoder[] = [];
   readonly #router: Router;
   readonly #ipcFile: string | undefined;
@@ -98,6 +106,7 @@ export class ZeromqChannel implements FrameChannel {
     this.#bindEndpoint = ep.replace(/:0$/, ':*');
     this.name = `zeromq-${ep.startsWith('tcp://') ? 'tcp' : 'ipc'}`;
     this.#queue = new InFlightQueue(opts.maxInFlight);
+    this.#baseInFlight = opts.maxInFlight;
     this.#router = new Router({
       ...ZMQ_SOCKET_DEFAULTS,
       mandatory: true, // a job for a vanished decoder fails at once (EHOSTUNREACH) instead of vanishing
@@ -181,6 +190,7 @@ export class ZeromqChannel implements FrameChannel {
     const peer = this.#peers.get(key);
     if (!peer) return;
     this.#peers.delete(key);
+    this.#fitInFlight();
     if (peer.job !== null) this.#queue.abandon(peer.job);
     this.#pump();
   }
@@ -211,6 +221,7 @@ export class ZeromqChannel implements FrameChannel {
       const local = this.#locals.find((d) => d.routingId === key);
       peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, jobSince: 0, local: local?.index };
       this.#peers.set(key, peer);
+      this.#fitInFlight();
       if (local && !local.ready) {
         local.ready = true;
         local.onReady?.();
@@ -266,6 +277,14 @@ export class ZeromqChannel implements FrameChannel {
     });
   }
 
+  /**
+   * Two frames per connected decoder (one at it, one waiting: see createChannel), never below maxInFlight as given.
+   * When a decoder leaves, the frames beyond the new bound go as later frames come, by the queue's drop policy.
+   */
+  #fitInFlight(): void {
+    this.#queue.max = Math.max(this.#baseInFlight, Math.min(ZEROMQ_MAX_GROWN_IN_FLIGHT, 2 * this.#peers.size));
+  }
+
   #pump(): void {
     if (this.#router.closed) return;
     for (const peer of this.#peers.values()) {
@@ -290,6 +309,7 @@ export class ZeromqChannel implements FrameChannel {
       // to another decoder.
       if (peer.job !== entry.id) return;
       this.#peers.delete(peer.key);
+      this.#fitInFlight();
       if (this.#queue.get(entry.id)?.state === 'decoding') entry.state = 'pending';
       if (!this.#closing) process.emitWarning(`zeromq channel: cannot send to decoder ${peer.key} (${(err as Error).message}); forgetting it`);
       this.#pump();
