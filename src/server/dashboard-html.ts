@@ -29,9 +29,9 @@ export const DASHBOARD_HTML = `<!doctype html>
 </head>
 <body>
 <h1>traffic-counter</h1>
-<div class="muted">Last 60 minutes, minute buckets (UTC). Uptime = frames received / frames expected; a camera outage shows as low uptime, not as zero traffic. View moved = share of the frames taken while the camera's view did not match the one its ROI and lines were learnt on; those counts are unreliable. <span id="status"></span></div>
+<div class="muted">Last 60 minutes, minute buckets; times are this browser's (<span class="zone">local time</span>). Uptime = frames received / frames expected; a camera outage shows as low uptime, not as zero traffic. View moved = share of the frames taken while the camera's view did not match the one its ROI and lines were learnt on; those counts are unreliable. <span id="status"></span></div>
 <h2>Cameras</h2>
-<table id="cameras"><thead><tr><th>camera</th><th>status</th><th class="n">frames analysed</th><th>last frame (UTC)</th><th class="n">dropped</th><th class="n">decode errors</th></tr></thead><tbody></tbody></table>
+<table id="cameras"><thead><tr><th>camera</th><th>status</th><th class="n">frames analysed</th><th>last frame (<span class="zone">local time</span>)</th><th class="n">dropped</th><th class="n">decode errors</th></tr></thead><tbody></tbody></table>
 <ul id="warnings" class="warnings warn"></ul>
 <h2>Camera views</h2>
 <div class="muted">The latest image of each camera, with its region of interest (blue) and counting lines (yellow; the arrow points the way counted as <em>in</em>). Check that they cover the road as you meant.</div>
@@ -39,9 +39,16 @@ export const DASHBOARD_HTML = `<!doctype html>
 <h2>Per line, last 60 minutes</h2>
 <table id="summary"><thead><tr><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th><th class="n">view moved</th></tr></thead><tbody></tbody></table>
 <h2>Per minute</h2>
-<table id="minutes"><thead><tr><th>start (UTC)</th><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th><th class="n">view moved</th></tr></thead><tbody></tbody></table>
+<table id="minutes"><thead><tr><th>start (<span class="zone">local time</span>)</th><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th><th class="n">view moved</th></tr></thead><tbody></tbody></table>
 <script>
 'use strict';
+// Times are shown in the browser's zone (the API's are UTC instants): a minute starts at the same instant everywhere.
+const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+for (const el of document.querySelectorAll('.zone')) el.textContent = ZONE;
+function localTime(ms, seconds) {
+  const d = new Date(ms), two = (n) => String(n).padStart(2, '0');
+  return d.getFullYear() + '-' + two(d.getMonth() + 1) + '-' + two(d.getDate()) + ' ' + two(d.getHours()) + ':' + two(d.getMinutes()) + (seconds ? ':' + two(d.getSeconds()) : '');
+}
 function pct(received, expected) {
   if (!expected) return '-';
   return (Math.min(1, received / expected) * 100).toFixed(1) + '%';
@@ -129,7 +136,7 @@ async function refreshHealth() {
   const cams = body.cameras || []; // { ok, channel, cameras }
   fill(document.querySelector('#cameras tbody'), cams.map((c) => [
     { text: c.id }, { text: c.status || '-', down: c.status === 'down' || c.status === 'frozen' || c.status === 'failing' || c.status === 'moved' }, { text: String(c.framesAnalysed), num: true },
-    { text: c.lastFrameAt ? new Date(c.lastFrameAt).toISOString().slice(0, 19).replace('T', ' ') : '-' },
+    { text: c.lastFrameAt ? localTime(c.lastFrameAt, true) : '-' },
     { text: String(c.dropped), num: true }, { text: String(c.decodeErrors), num: true },
   ]));
   for (const c of cams) showView(c);
@@ -170,7 +177,7 @@ async function refresh() {
       movedCell(s.moved, s.received),
     ]));
     fill(document.querySelector('#minutes tbody'), rows.slice().reverse().map((r) => [
-      { text: r.start.slice(0, 16).replace('T', ' ') }, { text: r.cameraId }, { text: r.lineId },
+      { text: localTime(Date.parse(r.start), false) }, { text: r.cameraId }, { text: r.lineId },
       { text: String(r.in), num: true }, { text: String(r.out), num: true }, { text: String(r.total), num: true },
       { text: pct(r.framesReceived, r.framesExpected), num: true, down: r.uptime !== null && r.uptime < 0.5 },
       movedCell(r.framesMoved || 0, r.framesReceived),
