@@ -2,6 +2,7 @@
 // the daemon's thread or the other endpoints, too many queries at once get 503 busy, and a query over its time
 // limit is stopped with 503 while a fresh worker answers the next.
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -120,6 +121,8 @@ test('a query over its time limit is refused with 503 and stopped; a fresh worke
     expect(err).toMatchObject({ code: 'TC_ERR_QUERY_TIMEOUT', message: expect.stringMatching(/30 s.*narrow it with from\/to/) });
   }
 
+  // The read given up is abandoned: its worker is terminated, and until it has exited it still counts as running.
+  expect(runner.stats()).toMatchObject({ timedOut: 2, busy: 1 });
   const next = JSON.parse(new TextDecoder().decode(await runner.run(params({ bucket: 'day', format: 'json' }), 100_000)));
   expect(next.rows).toHaveLength(DAYS);
   expect(next.rows.every((r: { in: number }) => r.in === 24)).toBe(true);
@@ -135,4 +138,66 @@ test('close refuses the queries still waiting, and is safe to call twice', async
   await Promise.all([runner.close(), runner.close()]);
   for (const p of settled) await expect(p).resolves.toMatchObject({ code: 'TC_ERR_QUERY_BUSY', message: expect.stringContaining('closing') });
   await expect(runner.run(parseQueryParams({ bucket: 'day' }, 'http'), 100_000)).rejects.toMatchObject({ code: 'TC_ERR_QUERY_BUSY' });
+});
+
+test('a query whose client leaves is given up: its place in the queue, or its read, goes to the next', async () => {
+  const dbPath = monthDb();
+  const runner = new QueryRunner(dbPath, { timeoutMs: 60_000, maxWaiting: 1 });
+  onTestFinished(() => runner.close());
+  const params = (raw: Record<string, string>) => parseQueryParams(raw, 'http');
+  const a = new AbortController();
+  const b = new AbortController();
+  const first = runner.run(params({ bucket: 'minute', format: 'json' }), 100_000, a.signal).catch((e: unknown) => e);
+  const second = runner.run(params({ bucket: 'minute', format: 'csv' }), 100_000, b.signal).catch((e: unknown) => e);
+  expect(runner.stats()).toMatchObject({ running: 1, waiting: 1 });
+
+  b.abort(new Error('client 2 left'));
+  expect(await second).toMatchObject({ message: 'client 2 left' });
+  expect(runner.stats()).toMatchObject({ running: 1, waiting: 0, abandoned: 1 });
+  a.abort(new Error('client 1 left'));
+  expect(await first).toMatchObject({ message: 'client 1 left' });
+  expect(runner.stats()).toMatchObject({ abandoned: 2, answered: 0 });
+
+  // The next query is answered in full (on a fresh worker, once the abandoned one has exited).
+  const body = JSON.parse(new TextDecoder().decode(await runner.run(params({ bucket: 'hour', format: 'json' }), 100_000)));
+  expect(body.rows).toHaveLength(DAYS * 24);
+  expect(runner.stats()).toMatchObject({ running: 0, waiting: 0, answered: 1, abandoned: 2 });
+});
+
+async function health(url: string): Promise<{ queries: { running: number; waiting: number; timedOut: number; abandoned: number; answered: number } }> {
+  return JSON.parse((await get(`${url}/api/health`)).body);
+}
+
+test('over HTTP: a client that hangs up gives up its query, and one over the time limit gets 503 without Retry-After', async () => {
+  const dbPath = monthDb();
+  const server = await startHttpServer({ dbPath, port: 0 });
+  onTestFinished(() => server.close());
+
+  const req = http.get(`${server.url}/api/counts?bucket=minute&format=json&tz=Europe/Berlin`);
+  req.on('error', () => {});
+  for (let i = 0; (await health(server.url)).queries.running === 0; i++) {
+    if (i > 500) throw new Error('the query never started');
+    await sleep(10);
+  }
+  req.destroy();
+  for (let i = 0; (await health(server.url)).queries.abandoned === 0; i++) {
+    if (i > 500) throw new Error('the query was not given up');
+    await sleep(10);
+  }
+
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const slow = get(`${server.url}/api/counts?bucket=minute&format=csv&tz=Europe/Berlin`);
+  let done = false;
+  void slow.finally(() => (done = true));
+  // The request reaches the server on real I/O; its 30 s pass on the fake clock.
+  while (!done) {
+    vi.advanceTimersByTime(30_000);
+    await new Promise((r) => setImmediate(r));
+  }
+  const r = await slow;
+  expect(r.status).toBe(503);
+  expect(JSON.parse(r.body).error).toMatchObject({ code: 'TC_ERR_QUERY_TIMEOUT', message: expect.stringContaining('narrow it with from/to') });
+  expect(r.headers['retry-after']).toBeUndefined();
+  vi.useRealTimers();
+  expect((await health(server.url)).queries).toMatchObject({ timedOut: 1, abandoned: 1, answered: 0 });
 });

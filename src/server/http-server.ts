@@ -106,13 +106,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     maxWaiting: opts.maxWaitingQueries ?? HTTP_DEFAULTS.maxWaitingQueries,
   });
 
-  async function counts(search: string): Promise<Reply> {
+  async function counts(search: string, gone: AbortSignal): Promise<Reply> {
     const params = parseQueryParams(rawCountParams(search), 'http');
     // Checked here so "no data yet" is a 503 rather than a 400 blaming the parameters.
     if (!fs.existsSync(opts.dbPath)) {
       throw new HttpError(503, 'TC_ERR_STORE', `no count database yet at ${opts.dbPath}; the daemon creates it when it starts`);
     }
-    const body = await runner.run(params, maxRows);
+    const body = await runner.run(params, maxRows, gone);
     const type =
       params.format === 'json' ? 'application/json; charset=utf-8' : params.format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'text/plain; charset=utf-8';
     return { status: 200, type, body };
@@ -132,7 +132,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     return { status: 200, type: 'image/jpeg', body: image.jpeg, headers: { 'last-modified': new Date(image.capturedAt).toUTCString() } };
   }
 
-  async function route(req: http.IncomingMessage): Promise<Reply> {
+  async function route(req: http.IncomingMessage, gone: AbortSignal): Promise<Reply> {
     const target = req.url ?? '/';
     if (target.length > HTTP_DEFAULTS.maxUrlLength) {
       return errorReply(414, 'TC_ERR_QUERY', `request URL is ${target.length} characters; the limit is ${HTTP_DEFAULTS.maxUrlLength}; shorten the query`);
@@ -146,10 +146,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       case '/index.html':
         return { status: 200, type: 'text/html; charset=utf-8', body: DASHBOARD_HTML };
       case '/api/counts':
-        return counts(search);
+        return counts(search, gone);
       case '/api/health':
         // Without a daemon (a server over a database alone) there are no cameras to report.
-        return json(200, { ok: true, ...(opts.stats ? opts.stats() : { cameras: [] }) });
+        return json(200, { ok: true, ...(opts.stats ? opts.stats() : { cameras: [] }), queries: runner.stats() });
       case '/metrics':
         return { status: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: formatMetrics(opts.stats ? opts.stats() : { cameras: [] }) };
       default: {
@@ -161,9 +161,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   }
 
   async function respond(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // A client that leaves before its answer gives up its query (its place in the queue, or the read itself).
+    const gone = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) gone.abort(new Error('the client closed the connection'));
+    };
+    res.once('close', onClose);
     let reply: Reply;
     try {
-      reply = await route(req);
+      reply = await route(req, gone.signal);
     } catch (err) {
       if (err instanceof HttpError) reply = errorReply(err.status, err.code, err.message);
       else if (err instanceof QueryError) reply = errorReply(400, err.code, err.message);

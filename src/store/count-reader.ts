@@ -117,10 +117,14 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
     const rows = localRows((bucket, toMs) => statement(bucket).iterate(args(toMs, -1)) as IterableIterator<RawRow>, zone, params, maxRows);
     return rows.map((r) => countRow(r, params.bucket, zone.iso(r.bucket_start_ms)));
   }
-  // One more than allowed, to tell "exactly the limit" from "too many".
-  const raw = statement(params.bucket).all(args(params.toMs, maxRows === undefined ? -1 : maxRows + 1)) as RawRow[];
-  if (maxRows !== undefined && raw.length > maxRows) throw tooManyRows(maxRows);
-  return raw.map((r) => countRow(r, params.bucket, new Date(r.bucket_start_ms).toISOString()));
+  // One more than allowed, to tell "exactly the limit" from "too many". Row by row, so that a worker running the
+  // query (the HTTP API's) can be terminated between rows rather than only at the end.
+  const rows: CountRow[] = [];
+  for (const r of statement(params.bucket).iterate(args(params.toMs, maxRows === undefined ? -1 : maxRows + 1)) as IterableIterator<RawRow>) {
+    if (maxRows !== undefined && rows.length === maxRows) throw tooManyRows(maxRows);
+    rows.push(countRow(r, params.bucket, new Date(r.bucket_start_ms).toISOString()));
+  }
+  return rows;
 }
 
 /**
