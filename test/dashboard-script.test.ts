@@ -50,6 +50,11 @@ function page(health: unknown, counts: unknown) {
   return { rows, zones: () => zones.map((z) => z.textContent), requests, status: () => byId.get('status')?.textContent };
 }
 
+const row = (start: string, inCount: number) => ({
+  bucket: 'minute', start, cameraId: 'cam1', lineId: 'a', in: inCount, out: 1, total: inCount + 1,
+  framesReceived: 120, framesExpected: 120, uptime: 1, framesMoved: 0, viewMoved: 0,
+});
+
 const savedTz = process.env.TZ;
 afterEach(() => {
   if (savedTz === undefined) delete process.env.TZ;
@@ -61,10 +66,6 @@ test('shows the minutes and the last frame in the browser\'s time zone, and fill
   process.env.TZ = 'Asia/Kolkata';
   const lastFrameAt = Date.parse('2026-12-06T07:59:58.000Z');
   const health = { ok: true, cameras: [{ id: 'cam1', status: 'counting', framesAnalysed: 120, lastFrameAt, dropped: 0, decodeErrors: 0, warnings: [] }] };
-  const row = (start: string, inCount: number) => ({
-    bucket: 'minute', start, cameraId: 'cam1', lineId: 'a', in: inCount, out: 1, total: inCount + 1,
-    framesReceived: 120, framesExpected: 120, uptime: 1, framesMoved: 0, viewMoved: 0,
-  });
   const counts = { rows: [row('2026-12-06T07:58:00.000Z', 2), row('2026-12-06T07:59:00.000Z', 3)] };
   const p = page(health, counts);
   await vi.waitFor(() => expect(p.status()).toMatch(/^Updated/));
@@ -82,4 +83,17 @@ test('shows the minutes and the last frame in the browser\'s time zone, and fill
   expect(p.rows('#summary tbody')).toEqual([['cam1', 'a', '5', '2', '7', '100.0%', '']]);
   // It asks for the last hour of minute buckets as a UTC instant, which the API takes whatever the zone.
   expect(p.requests.find((u) => u.startsWith('/api/counts'))).toMatch(/^\/api\/counts\?bucket=minute&from=\d{4}-\d\d-\d\dT\d\d%3A\d\d%3A00\.000Z$/);
+});
+
+test('the hour shown twice when the clocks go back is told apart by its offset', async () => {
+  process.env.TZ = 'Europe/Berlin';
+  // 2026-10-25: 02:30 CEST (00:30 UTC), then, after the clocks went back at 03:00, 02:30 CET (01:30 UTC).
+  const p = page({ ok: true, cameras: [] }, { rows: [row('2026-10-25T00:30:00.000Z', 1), row('2026-10-25T01:30:00.000Z', 2)] });
+  await vi.waitFor(() => expect(p.status()).toMatch(/^Updated/));
+  const [later, earlier] = p.rows('#minutes tbody').map((r) => r[0]!);
+  expect(later).not.toBe(earlier);
+  // Whichever offset is not today's is written out.
+  const today = -new Date().getTimezoneOffset() / 60;
+  expect(earlier).toBe(today === 2 ? '2026-10-25 02:30' : '2026-10-25 02:30 UTC+02:00');
+  expect(later).toBe(today === 1 ? '2026-10-25 02:30' : '2026-10-25 02:30 UTC+01:00');
 });

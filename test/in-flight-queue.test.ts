@@ -25,6 +25,28 @@ describe('InFlightQueue', () => {
     expect(q.stats('test', 0)).toMatchObject({ submitted: 2, inFlight: 2 });
   });
 
+  test('a lowered bound (decoder hosts gone) drains through delivery: a submit drops one frame, never a batch', async () => {
+    const q = new InFlightQueue(8);
+    const cams = (s: number): JpegFrame => ({ ...frame(s), cameraId: `cam${s % 4}` });
+    const es = Array.from({ length: 8 }, (_, s) => q.push(cams(s), LIMITS)!);
+    // Six decoded and waiting for the analyzer, two at decoders.
+    for (const e of es.slice(0, 6)) {
+      q.toDecoder(e, 1);
+      q.complete(e.id, { kind: 'frame', frame: { cameraId: e.frame.cameraId, seq: e.frame.seq, capturedAt: 0, width: 1, height: 1, scale: 1, data: new Uint8Array(4), decodeMs: 0, release() {} } });
+    }
+    q.toDecoder(es[6]!, 2);
+    q.toDecoder(es[7]!, 3);
+    q.max = 2;
+    expect(q.push(cams(8), LIMITS)).toBeDefined();
+    expect(q.stats('test', 0)).toMatchObject({ dropped: 1, inFlight: 8, maxInFlight: 2 });
+    // The analyzer takes the five decoded frames left; the queue then holds the two at decoders and the new one.
+    for (let k = 0; k < 5; k++) expect((await q.next())?.kind).toBe('frame');
+    expect(q.size).toBe(3);
+    // Still over the bound: the next submit drops one (not a frame at a decoder), and the queue does not grow.
+    q.push(cams(9), LIMITS);
+    expect(q.stats('test', 0)).toMatchObject({ dropped: 2, inFlight: 3 });
+  });
+
   test('after many drops, abandons and a close, no entry is retained', async () => {
     const q = new InFlightQueue(3);
     const ids = Array.from({ length: 1_000 }, (_, s) => q.push(frame(s), LIMITS)!.id);

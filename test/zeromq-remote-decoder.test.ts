@@ -86,24 +86,42 @@ test('a decoder that answers the wrong job loses that job (dropped, with a warni
   }
 });
 
-test('decoder hosts added to a running analyzer all get work: the frames in flight grow with the decoders connected', async () => {
+test('decoder hosts added to a running analyzer all get work: the frames in flight grow with the decoders that answer', async () => {
   // maxFramesInFlight as a config with one local decoder would have it: 2 frames. Four decoder hosts connect.
   const ch = new ZeromqChannel({ maxInFlight: 2, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
   onTestFinished(() => ch.close());
   await ch.start();
   const hosts = Array.from({ length: 4 }, () => startDecoder(ch.endpoint));
   await waitFor('four decoders', () => ch.decoderCount === 4);
-  expect(ch.stats().maxInFlight).toBe(8);
+  expect(ch.stats().maxInFlight).toBe(2);
 
-  // Eight frames at once (eight cameras polled together): each decoder takes one and one waits for it. With the
-  // bound at 2, six would be dropped and two decoders would sit idle.
+  // Eight cameras polled together, round after round. With the bound at 2, six of each round's eight would be
+  // dropped and two hosts would sit idle; each host that answers a job adds two frames.
   const frames = Array.from({ length: 8 }, (_, k) => makeJpeg(160, 90, k));
-  for (let s = 0; s < 8; s++) ch.submit({ cameraId: `cam${s}`, seq: s, capturedAt: s, jpeg: frames[s]!.jpeg }, LIMITS);
-  for (let s = 0; s < 8; s++) {
-    const out = await ch.next();
-    expect(out?.kind === 'frame' && [out.frame.cameraId, sha1(out.frame.data)]).toEqual([`cam${s}`, frames[s]!.sha1]);
-  }
-  expect(ch.stats()).toMatchObject({ delivered: 8, dropped: 0 });
+  const round = async (): Promise<{ delivered: number; dropped: number }> => {
+    const before = ch.stats();
+    for (let s = 0; s < 8; s++) ch.submit({ cameraId: `cam${s}`, seq: s, capturedAt: s, jpeg: frames[s]!.jpeg }, LIMITS);
+    while (ch.stats().inFlight > 0) {
+      const out = await ch.next();
+      expect(out?.kind === 'frame' && sha1(out.frame.data)).toBe(frames[Number(out?.kind === 'frame' && out.frame.cameraId.slice(3))]!.sha1);
+    }
+    const after = ch.stats();
+    return { delivered: after.delivered - before.delivered, dropped: after.dropped - before.dropped };
+  };
+  for (let r = 0; r < 4 && ch.stats().maxInFlight < 8; r++) await round();
+  expect(ch.stats().maxInFlight).toBe(8);
+  expect(await round()).toEqual({ delivered: 8, dropped: 0 });
+
+  // A peer that says 'ready' and never answers (broken or hostile) does not raise the bound, and one that goes
+  // without 'bye' is forgotten once it has been silent for 5 s.
+  const { Dealer } = await import('zeromq');
+  const mute = new Dealer({ linger: 0 });
+  mute.connect(ch.endpoint);
+  await mute.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'mute' })]);
+  await waitFor('the mute peer', () => ch.decoderCount === 5);
+  expect(ch.stats().maxInFlight).toBe(8);
+  mute.close();
+  await waitFor('the mute peer to be forgotten', () => ch.decoderCount === 4);
 
   // Three hosts leave: the bound falls back to 2 per decoder still connected, never below maxFramesInFlight.
   await Promise.all(hosts.slice(1).map((h) => h.stop()));

@@ -61,7 +61,10 @@ export class InFlightQueue {
     this.#max = max;
   }
 
-  /** The most frames in flight. Lowered below the frames held, the next submit drops down to it. */
+  /**
+   * The most frames in flight. Lowered below the frames held, the excess drains through delivery: a submit still
+   * drops one frame only, so the queue never grows while it is over the bound.
+   */
   get max(): number {
     return this.#max;
   }
@@ -95,7 +98,8 @@ export class InFlightQueue {
    */
   push(frame: JpegFrame, limits: DecodeLimits): InFlightEntry | undefined {
     this.submitted++;
-    while (this.#entries.length >= this.#max) {
+    // One drop makes room; over a lowered bound the queue stays at its size until deliveries bring it down.
+    if (this.#entries.length >= this.#max) {
       const i = this.#victim(frame.cameraId);
       this.dropped++;
       if (i < 0) return undefined;

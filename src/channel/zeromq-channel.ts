@@ -26,11 +26,14 @@ import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob,
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', import.meta.url));
 /**
- * Frames in flight grow to two per connected decoder (remote ones included: a site adds decoder hosts without
- * touching maxFramesInFlight), up to this many; decoded frames waiting for the analyzer are 3.6 MB each at
- * 1280x720, so 64 hold at most about 240 MB. A maxInFlight set above it is kept.
+ * Frames in flight grow to two per decoder that has answered a job (remote ones included: a site adds decoder
+ * hosts without touching maxFramesInFlight), up to this many; decoded frames waiting for the analyzer are 3.7 MB
+ * each at 1280x720 and 8.3 MB at 1920x1080, so 64 hold at most 240 or 530 MB. A maxInFlight set above it is kept.
+ * A peer that only says 'ready' and never answers (broken or hostile) does not count.
  */
 export const ZEROMQ_MAX_GROWN_IN_FLIGHT = 64;
+/** An idle decoder announces 'ready' every second; one silent this long is gone (killed, or its host down). */
+const IDLE_PEER_SILENCE_MS = 5_000;
 
 export interface ZeromqChannelOptions extends FrameChannelOptions {
   /**
@@ -53,7 +56,12 @@ interface Peer {
   readonly num: number;
   idle: boolean;
   job: number | null;
+  /** When it was last given a job (when it joined, before its first): idle decoders are given jobs least recent first. */
   jobSince: number;
+  /** When it last sent anything. */
+  heardAt: number;
+  /** It has answered a job it was given: it counts toward the frames in flight (#fitInFlight). */
+  proven: boolean;
   /** Index of the local child, if it is one. */
   local?: number;
 }
@@ -219,14 +227,15 @@ export class ZeromqChannel implements FrameChannel {
     let peer = this.#peers.get(key);
     if (!peer) {
       const local = this.#locals.find((d) => d.routingId === key);
-      peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, jobSince: 0, local: local?.index };
+      const now = Date.now();
+      peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, jobSince: now, heardAt: now, proven: false, local: local?.index };
       this.#peers.set(key, peer);
-      this.#fitInFlight();
       if (local && !local.ready) {
         local.ready = true;
         local.onReady?.();
       }
     }
+    peer.heardAt = Date.now();
     if (msg.type === 'ready') {
       // A periodic re-announce can cross a job on the wire: only an idle or new decoder becomes idle.
       if (peer.job === null) peer.idle = true;
@@ -234,8 +243,13 @@ export class ZeromqChannel implements FrameChannel {
       const job = peer.job;
       peer.job = null;
       peer.idle = true;
-      if (job !== null && msg.job === job) this.#onResult(peer, job, msg, parts[2]);
-      else if (job !== null) {
+      if (job !== null && msg.job === job) {
+        if (!peer.proven) {
+          peer.proven = true;
+          this.#fitInFlight();
+        }
+        this.#onResult(peer, job, msg, parts[2]);
+      } else if (job !== null) {
         // A reply to some other job (a confused or foreign decoder): the job it held will never come back,
         // and left in the queue it would hold back delivery of every later frame.
         process.emitWarning(`zeromq channel: decoder ${key} answered job ${String(msg.job)} while holding job ${job}; dropping job ${job}`);
@@ -256,7 +270,13 @@ export class ZeromqChannel implements FrameChannel {
     // A decoder from before decodeScale sends no scale: its frames are full size.
     const scale = h.scale ?? 1;
     // A remote decoder is not trusted blindly: the frame must be the one asked for, with matching size.
-    const okSize = Number.isInteger(h.width) && Number.isInteger(h.height) && pixels !== undefined && pixels.length === h.width * h.height * 4;
+    // Nor larger than the frame's own limit allows (what a decoder on this machine would have refused to decode).
+    const okSize =
+      Number.isInteger(h.width) &&
+      Number.isInteger(h.height) &&
+      pixels !== undefined &&
+      pixels.length === h.width * h.height * 4 &&
+      (!entry || h.width * h.height <= entry.limits.maxMegapixels * 1_000_000);
     if (!okSize || !isDecodeScale(scale) || (f && (h.cameraId !== f.cameraId || h.seq !== f.seq))) {
       const failure = {
         type: 'decode-error' as const,
@@ -278,17 +298,23 @@ export class ZeromqChannel implements FrameChannel {
   }
 
   /**
-   * Two frames per connected decoder (one at it, one waiting: see createChannel), never below maxInFlight as given.
-   * When a decoder leaves, the frames beyond the new bound go as later frames come, by the queue's drop policy.
+   * Two frames per connected decoder that has answered a job (one at it, one waiting: see createChannel), never
+   * below maxInFlight as given. When a decoder leaves, the frames beyond the new bound drain through delivery (see
+   * InFlightQueue.max).
    */
   #fitInFlight(): void {
-    this.#queue.max = Math.max(this.#baseInFlight, Math.min(ZEROMQ_MAX_GROWN_IN_FLIGHT, 2 * this.#peers.size));
+    let proven = 0;
+    for (const peer of this.#peers.values()) if (peer.proven) proven++;
+    this.#queue.max = Math.max(this.#baseInFlight, Math.min(ZEROMQ_MAX_GROWN_IN_FLIGHT, 2 * proven));
   }
 
   #pump(): void {
     if (this.#router.closed) return;
-    for (const peer of this.#peers.values()) {
-      if (!peer.idle) continue;
+    // Decoders that have answered first, least recently given a job first among them; one that has not answered yet
+    // gets work when those are busy, and so proves itself (and raises the bound) when it is needed, while a peer that
+    // never answers (broken or hostile) takes only what the others could not.
+    const idle = [...this.#peers.values()].filter((p) => p.idle).sort((a, b) => Number(b.proven) - Number(a.proven) || a.jobSince - b.jobSince);
+    for (const peer of idle) {
       const entry = this.#queue.nextPending();
       if (!entry) return;
       this.#dispatch(peer, entry);
@@ -319,7 +345,12 @@ export class ZeromqChannel implements FrameChannel {
   #checkTimeouts(): void {
     const now = Date.now();
     for (const peer of [...this.#peers.values()]) {
-      if (peer.job === null || now - peer.jobSince < this.#opts.decodeTimeoutMs) continue;
+      if (peer.job === null) {
+        // Gone without 'bye' (killed, host down): it would never be sent a job to fail on under light load.
+        if (now - peer.heardAt > IDLE_PEER_SILENCE_MS) this.#forget(peer.key);
+        continue;
+      }
+      if (now - peer.jobSince < this.#opts.decodeTimeoutMs) continue;
       process.emitWarning(`zeromq channel: decoder ${peer.key} did not answer within ${this.#opts.decodeTimeoutMs} ms; dropping its frame`);
       if (peer.local !== undefined) this.#locals[peer.local]?.proc.kill('SIGKILL'); // restarted on exit
       this.#forget(peer.key);

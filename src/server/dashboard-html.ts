@@ -45,9 +45,12 @@ export const DASHBOARD_HTML = `<!doctype html>
 // Times are shown in the browser's zone (the API's are UTC instants): a minute starts at the same instant everywhere.
 const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
 for (const el of document.querySelectorAll('.zone')) el.textContent = ZONE;
+// A time whose UTC offset is not today's (the hour before the clocks went back, shown twice) carries its offset.
 function localTime(ms, seconds) {
   const d = new Date(ms), two = (n) => String(n).padStart(2, '0');
-  return d.getFullYear() + '-' + two(d.getMonth() + 1) + '-' + two(d.getDate()) + ' ' + two(d.getHours()) + ':' + two(d.getMinutes()) + (seconds ? ':' + two(d.getSeconds()) : '');
+  const off = d.getTimezoneOffset(), abs = Math.abs(off);
+  const offset = off === new Date().getTimezoneOffset() ? '' : ' UTC' + (off <= 0 ? '+' : '-') + two(Math.floor(abs / 60)) + ':' + two(abs % 60);
+  return d.getFullYear() + '-' + two(d.getMonth() + 1) + '-' + two(d.getDate()) + ' ' + two(d.getHours()) + ':' + two(d.getMinutes()) + (seconds ? ':' + two(d.getSeconds()) : '') + offset;
 }
 function pct(received, expected) {
   if (!expected) return '-';
