@@ -131,3 +131,31 @@ test('decoder hosts added to a running analyzer all get work: the frames in flig
   await waitFor('no decoder', () => ch.decoderCount === 0);
   expect(ch.stats().maxInFlight).toBe(2);
 });
+
+test('a decoder that returns a frame over the camera\'s megapixel limit has it refused as too large, and frames still flow', async () => {
+  const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  const { Dealer } = await import('zeromq');
+  const rogue = new Dealer({ linger: 0 });
+  onTestFinished(() => rogue.close());
+  rogue.connect(ch.endpoint);
+  await rogue.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'rogue' })]);
+  await waitFor('the rogue decoder', () => ch.decoderCount === 1);
+  const small = makeJpeg(160, 90, 0);
+  ch.submit({ cameraId: 'cam', seq: 0, capturedAt: 0, jpeg: small.jpeg }, LIMITS);
+  const [job] = await rogue.receive();
+  const held = (JSON.parse(job!.toString('utf8')) as { job: number }).job;
+  // 2,100 x 2,000 = 4.2 MP, over LIMITS' 4 MP: a decoder here would have refused the JPEG.
+  const header = { cameraId: 'cam', seq: 0, capturedAt: 0, width: 2_100, height: 2_000, scale: 1, decodeMs: 1 };
+  await rogue.send([JSON.stringify({ type: 'frame', job: held, header }), Buffer.alloc(2_100 * 2_000 * 4)]);
+  const out = await ch.next();
+  expect(out?.kind === 'error' && out.failure).toMatchObject({ code: 'TC_ERR_DECODE_TOO_LARGE', seq: 0, message: expect.stringContaining('4.2 MP') });
+  await rogue.send([JSON.stringify({ type: 'bye' })]);
+  await waitFor('the rogue decoder to leave', () => ch.decoderCount === 0);
+
+  startDecoder(ch.endpoint);
+  ch.submit({ cameraId: 'cam', seq: 1, capturedAt: 1, jpeg: small.jpeg }, LIMITS);
+  const next = await ch.next();
+  expect(next?.kind === 'frame' && sha1(next.frame.data)).toBe(small.sha1);
+});

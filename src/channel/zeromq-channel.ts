@@ -34,6 +34,8 @@ const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', im
 export const ZEROMQ_MAX_GROWN_IN_FLIGHT = 64;
 /** An idle decoder announces 'ready' every second; one silent this long is gone (killed, or its host down). */
 const IDLE_PEER_SILENCE_MS = 5_000;
+/** How often decode timeouts and silent decoders are checked, at most. */
+const WATCHDOG_MS = 1_000;
 
 export interface ZeromqChannelOptions extends FrameChannelOptions {
   /**
@@ -96,6 +98,7 @@ export class ZeromqChannel implements FrameChannel {
   /** Set once the drain is over: from then on a dead decoder is not replaced. */
   #stopping = false;
   #watchdog: NodeJS.Timeout | undefined;
+  #lastCheck = 0;
   #receiving: Promise<void> | undefined;
 
   constructor(opts: ZeromqChannelOptions) {
@@ -146,7 +149,8 @@ export class ZeromqChannel implements FrameChannel {
     // Local children connect to loopback when the analyzer binds every interface.
     this.#connectEndpoint = this.endpoint.replace(/^tcp:\/\/(0\.0\.0\.0|\*)/, 'tcp://127.0.0.1');
     this.#receiving = this.#receive();
-    this.#watchdog = setInterval(() => this.#checkTimeouts(), Math.min(1_000, this.#opts.decodeTimeoutMs / 2));
+    this.#lastCheck = Date.now();
+    this.#watchdog = setInterval(() => this.#checkTimeouts(), Math.min(WATCHDOG_MS, this.#opts.decodeTimeoutMs / 2));
     this.#watchdog.unref();
     await Promise.all(Array.from({ length: this.#opts.decoders }, (_, i) => this.#spawn(i)));
     this.#startDone = true;
@@ -270,13 +274,21 @@ export class ZeromqChannel implements FrameChannel {
     // A decoder from before decodeScale sends no scale: its frames are full size.
     const scale = h.scale ?? 1;
     // A remote decoder is not trusted blindly: the frame must be the one asked for, with matching size.
-    // Nor larger than the frame's own limit allows (what a decoder on this machine would have refused to decode).
-    const okSize =
-      Number.isInteger(h.width) &&
-      Number.isInteger(h.height) &&
-      pixels !== undefined &&
-      pixels.length === h.width * h.height * 4 &&
-      (!entry || h.width * h.height <= entry.limits.maxMegapixels * 1_000_000);
+    const okSize = Number.isInteger(h.width) && Number.isInteger(h.height) && pixels !== undefined && pixels.length === h.width * h.height * 4;
+    // Nor larger than the frame's limit allows: what a decoder here would have refused (decode-jpeg.ts, same test).
+    const mp = (h.width * h.height) / 1e6;
+    if (okSize && entry && mp > entry.limits.maxMegapixels) {
+      const failure = {
+        type: 'decode-error' as const,
+        cameraId: entry.frame.cameraId,
+        seq: entry.frame.seq,
+        capturedAt: entry.frame.capturedAt,
+        code: 'TC_ERR_DECODE_TOO_LARGE',
+        message: `decoder ${peer.key} returned a ${h.width}x${h.height} frame (${mp.toFixed(1)} MP) for camera ${entry.frame.cameraId} seq ${entry.frame.seq}, over its limit of ${entry.limits.maxMegapixels} MP; raise the camera's maxMegapixels if this is a real camera`,
+      };
+      this.#queue.complete(job, { kind: 'error', failure });
+      return;
+    }
     if (!okSize || !isDecodeScale(scale) || (f && (h.cameraId !== f.cameraId || h.seq !== f.seq))) {
       const failure = {
         type: 'decode-error' as const,
@@ -344,10 +356,15 @@ export class ZeromqChannel implements FrameChannel {
 
   #checkTimeouts(): void {
     const now = Date.now();
+    // A tick that comes late (this thread was held up, or the machine suspended) runs before the decoders' waiting
+    // messages are read: silence is not judged on it.
+    const onTime = now - this.#lastCheck < 2 * WATCHDOG_MS;
+    this.#lastCheck = now;
     for (const peer of [...this.#peers.values()]) {
       if (peer.job === null) {
-        // Gone without 'bye' (killed, host down): it would never be sent a job to fail on under light load.
-        if (now - peer.heardAt > IDLE_PEER_SILENCE_MS) this.#forget(peer.key);
+        // A remote decoder gone without 'bye' (killed, host down) would never be sent a job to fail on under light
+        // load. Local children are not judged so: their exit says when they die.
+        if (onTime && peer.local === undefined && now - peer.heardAt > IDLE_PEER_SILENCE_MS) this.#forget(peer.key);
         continue;
       }
       if (now - peer.jobSince < this.#opts.decodeTimeoutMs) continue;

@@ -55,7 +55,7 @@ export function formatMetrics(s: MetricsSource): string {
     family('traffic_counter_channel_frames_dropped_total', 'counter', 'Frames the channel dropped (its bound of frames in flight was reached).', [[l, ch.dropped]]);
     family('traffic_counter_channel_decoder_restarts_total', 'counter', 'Decoder processes or threads restarted after a crash.', [[l, ch.decoderRestarts]]);
     family('traffic_counter_channel_frames_in_flight', 'gauge', 'Frames in the channel now (waiting for a decoder, decoding, or decoded and waiting).', [[l, ch.inFlight]]);
-    family('traffic_counter_channel_frames_in_flight_max', 'gauge', 'The most frames in flight now; beyond it one is dropped (zeromq: two per connected decoder, at least maxFramesInFlight).', [[l, ch.maxInFlight]]);
+    family('traffic_counter_channel_frames_in_flight_max', 'gauge', 'The most frames in flight now; beyond it one is dropped (zeromq: two per connected decoder that has answered a job, at least maxFramesInFlight).', [[l, ch.maxInFlight]]);
   }
   return `${out.join('\n')}\n`;
 }

@@ -12,7 +12,10 @@ import type { QueryParams } from '../store/query-counts.js';
 import type { QueryFailure, QueryReply, QueryRequest, QueryWorkerData } from './query-messages.js';
 
 const WORKER_FILE = fileURLToPath(new URL('./query-worker.js', import.meta.url));
-/** close() waits this long at most for a terminated worker still inside a read; it is unref'd and left to finish. */
+/**
+ * close() waits this long at most for a terminated worker still inside a read. The process's exit still waits for
+ * that SQLite step to end (Node joins its worker threads), but the daemon's own shutdown (flushing counts) does not.
+ */
 const CLOSE_WAIT_MS = 1_000;
 
 export interface QueryRunnerOptions {
