@@ -478,9 +478,13 @@ export class Daemon implements AsyncDisposable {
   }
 
   /** Warns, once per line, where the ROI is too short around a line for the camera's frame rate. */
-  #checkReach(p: CameraPipeline): void {
+  /**
+   * Logs each line the ROI is too short around, once per run: found every REACH_CHECK_FRAMES frames, or when the
+   * health endpoint shows it first (`found`), so that what /api/health says has been said in the log too.
+   */
+  #checkReach(p: CameraPipeline, found?: readonly { lineId: string; message: string }[]): void {
     if (p.analyzer.starting) return;
-    for (const w of p.analyzer.lineReachWarnings()) {
+    for (const w of found ?? p.analyzer.lineReachWarnings()) {
       if (p.reachWarned.has(w.lineId)) continue;
       p.reachWarned.add(w.lineId);
       this.#log.warn(w.message);
@@ -533,7 +537,11 @@ export class Daemon implements AsyncDisposable {
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         const view = p.analyzer.viewState();
         if (view?.moved) warnings.push({ message: viewMovedMessage(p.camera.id, view) });
-        if (!p.analyzer.starting) warnings.push(...p.analyzer.lineReachWarnings(lineReach));
+        if (!p.analyzer.starting) {
+          const reach = p.analyzer.lineReachWarnings(lineReach);
+          this.#checkReach(p, reach);
+          warnings.push(...reach);
+        }
         return {
           ...p.stats,
           source,

@@ -128,7 +128,8 @@ describe('daemon health', () => {
     for (const lineId of ['inbound', 'outbound']) {
       const w = band.warnings.find((x) => x.lineId === lineId);
       expect(w?.message, JSON.stringify(band.warnings)).toMatch(new RegExp(`camera band, line "${lineId}" at 1\\.0 fps: .*extend the ROI`));
-      // The log says it once per line (checked every 60 frames), not on every check; its figures are those of then.
+      // The log says it once per line (checked every 60 frames, and when /api/health shows it first), not on every
+      // check; its figures are those of then.
       expect(logged.filter((m) => m.startsWith(`camera band, line "${lineId}" at 1.0 fps: `)), JSON.stringify(logged)).toHaveLength(1);
     }
     expect(logged.some((m) => m.startsWith('camera scene'))).toBe(false);

@@ -24,6 +24,18 @@ async function waitFor(what: string, cond: () => boolean): Promise<void> {
   }
 }
 
+/** A hand-driven DEALER that announces itself as a decoder, connected once the channel counts it. */
+async function rogueDecoder(ch: ZeromqChannel): Promise<import('zeromq').Dealer> {
+  const { Dealer } = await import('zeromq');
+  const rogue = new Dealer({ linger: 0 });
+  onTestFinished(() => rogue.close());
+  const before = ch.decoderCount;
+  rogue.connect(ch.endpoint);
+  await rogue.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'rogue' })]);
+  await waitFor('the rogue decoder', () => ch.decoderCount === before + 1);
+  return rogue;
+}
+
 test('frames are decoded by remote decoders that connect, leave and come back', async () => {
   const ch = new ZeromqChannel({ maxInFlight: 8, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
   onTestFinished(() => ch.close());
@@ -60,12 +72,7 @@ test('a decoder that answers the wrong job loses that job (dropped, with a warni
   const submit = (s: number): void => ch.submit({ cameraId: 'cam', seq: s, capturedAt: s, jpeg: frames[s]!.jpeg }, LIMITS);
 
   // A confused decoder: takes one job and replies to a job id it was never given.
-  const { Dealer } = await import('zeromq');
-  const rogue = new Dealer({ linger: 0 });
-  onTestFinished(() => rogue.close());
-  rogue.connect(ch.endpoint);
-  await rogue.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'rogue' })]);
-  await waitFor('the rogue decoder', () => ch.decoderCount === 1);
+  const rogue = await rogueDecoder(ch);
   submit(0);
   const [job] = await rogue.receive();
   const held = (JSON.parse(job!.toString('utf8')) as { job: number }).job;
@@ -114,11 +121,8 @@ test('decoder hosts added to a running analyzer all get work: the frames in flig
 
   // A peer that says 'ready' and never answers (broken or hostile) does not raise the bound, and one that goes
   // without 'bye' is forgotten once it has been silent for 5 s.
-  const { Dealer } = await import('zeromq');
-  const mute = new Dealer({ linger: 0 });
-  mute.connect(ch.endpoint);
-  await mute.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'mute' })]);
-  await waitFor('the mute peer', () => ch.decoderCount === 5);
+  const mute = await rogueDecoder(ch);
+  expect(ch.decoderCount).toBe(5);
   expect(ch.stats().maxInFlight).toBe(8);
   mute.close();
   await waitFor('the mute peer to be forgotten', () => ch.decoderCount === 4);
@@ -136,12 +140,7 @@ test('a decoder that returns a frame over the camera\'s megapixel limit has it r
   const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
   onTestFinished(() => ch.close());
   await ch.start();
-  const { Dealer } = await import('zeromq');
-  const rogue = new Dealer({ linger: 0 });
-  onTestFinished(() => rogue.close());
-  rogue.connect(ch.endpoint);
-  await rogue.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'rogue' })]);
-  await waitFor('the rogue decoder', () => ch.decoderCount === 1);
+  const rogue = await rogueDecoder(ch);
   const small = makeJpeg(160, 90, 0);
   ch.submit({ cameraId: 'cam', seq: 0, capturedAt: 0, jpeg: small.jpeg }, LIMITS);
   const [job] = await rogue.receive();
