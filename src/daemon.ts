@@ -477,10 +477,9 @@ export class Daemon implements AsyncDisposable {
     }
   }
 
-  /** Warns, once per line, where the ROI is too short around a line for the camera's frame rate. */
   /**
-   * Logs each line the ROI is too short around, once per run: found every REACH_CHECK_FRAMES frames, or when the
-   * health endpoint shows it first (`found`), so that what /api/health says has been said in the log too.
+   * Warns, once per line and run, where the ROI is too short around a line for the camera's frame rate: found every
+   * REACH_CHECK_FRAMES frames, or when /api/health shows it first (`found`), so that the log has said what it says.
    */
   #checkReach(p: CameraPipeline, found?: readonly { lineId: string; message: string }[]): void {
     if (p.analyzer.starting) return;

@@ -137,7 +137,7 @@ test('decoder hosts added to a running analyzer all get work: the frames in flig
 });
 
 test('a decoder that returns a frame over the camera\'s megapixel limit has it refused as too large, and frames still flow', async () => {
-  const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
+  const ch = new ZeromqChannel({ maxInFlight: 1, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
   onTestFinished(() => ch.close());
   await ch.start();
   const rogue = await rogueDecoder(ch);
@@ -150,6 +150,8 @@ test('a decoder that returns a frame over the camera\'s megapixel limit has it r
   await rogue.send([JSON.stringify({ type: 'frame', job: held, header }), Buffer.alloc(2_100 * 2_000 * 4)]);
   const out = await ch.next();
   expect(out?.kind === 'error' && out.failure).toMatchObject({ code: 'TC_ERR_DECODE_TOO_LARGE', seq: 0, message: expect.stringContaining('4.2 MP') });
+  // A refused frame does not make it a decoder that raises the bound of frames in flight.
+  expect(ch.stats().maxInFlight).toBe(1);
   await rogue.send([JSON.stringify({ type: 'bye' })]);
   await waitFor('the rogue decoder to leave', () => ch.decoderCount === 0);
 
@@ -157,4 +159,5 @@ test('a decoder that returns a frame over the camera\'s megapixel limit has it r
   ch.submit({ cameraId: 'cam', seq: 1, capturedAt: 1, jpeg: small.jpeg }, LIMITS);
   const next = await ch.next();
   expect(next?.kind === 'frame' && sha1(next.frame.data)).toBe(small.sha1);
+  expect(ch.stats().maxInFlight).toBe(2);
 });

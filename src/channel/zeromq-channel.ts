@@ -248,11 +248,11 @@ export class ZeromqChannel implements FrameChannel {
       peer.job = null;
       peer.idle = true;
       if (job !== null && msg.job === job) {
-        if (!peer.proven) {
+        // A frame refused here (wrong size, over the limit) does not make a decoder one that counts.
+        if (this.#onResult(peer, job, msg, parts[2]) && !peer.proven) {
           peer.proven = true;
           this.#fitInFlight();
         }
-        this.#onResult(peer, job, msg, parts[2]);
       } else if (job !== null) {
         // A reply to some other job (a confused or foreign decoder): the job it held will never come back,
         // and left in the queue it would hold back delivery of every later frame.
@@ -263,12 +263,13 @@ export class ZeromqChannel implements FrameChannel {
     this.#pump();
   }
 
-  #onResult(peer: Peer, job: number, msg: Exclude<ZmqFromDecoder, { type: 'ready' | 'bye' }>, pixels: Buffer | undefined): void {
+  /** Completes the job with the decoder's answer; false when the frame it sent was refused. */
+  #onResult(peer: Peer, job: number, msg: Exclude<ZmqFromDecoder, { type: 'ready' | 'bye' }>, pixels: Buffer | undefined): boolean {
     const entry = this.#queue.get(job);
     const f = entry?.frame;
     if (msg.type === 'decode-error') {
       this.#queue.complete(job, { kind: 'error', failure: msg.failure });
-      return;
+      return true;
     }
     const h: FrameHeader = msg.header;
     // A decoder from before decodeScale sends no scale: its frames are full size.
@@ -287,7 +288,7 @@ export class ZeromqChannel implements FrameChannel {
         message: `decoder ${peer.key} returned a ${h.width}x${h.height} frame (${mp.toFixed(1)} MP) for camera ${entry.frame.cameraId} seq ${entry.frame.seq}, over its limit of ${entry.limits.maxMegapixels} MP; raise the camera's maxMegapixels if this is a real camera`,
       };
       this.#queue.complete(job, { kind: 'error', failure });
-      return;
+      return false;
     }
     if (!okSize || !isDecodeScale(scale) || (f && (h.cameraId !== f.cameraId || h.seq !== f.seq))) {
       const failure = {
@@ -299,7 +300,7 @@ export class ZeromqChannel implements FrameChannel {
         message: `decoder ${peer.key} returned ${pixels?.length ?? 0} bytes for a ${h.width}x${h.height} frame at scale ${JSON.stringify(scale)} of camera ${h.cameraId} seq ${h.seq}; check that it runs the same traffic-counter version`,
       };
       this.#queue.complete(job, { kind: 'error', failure });
-      return;
+      return false;
     }
     // Zero-copy: the Buffer wraps ZeroMQ's received message; it is freed when the frame is garbage.
     const data = new Uint8Array(pixels!.buffer, pixels!.byteOffset, pixels!.byteLength);
@@ -307,6 +308,7 @@ export class ZeromqChannel implements FrameChannel {
       kind: 'frame',
       frame: { cameraId: h.cameraId, seq: h.seq, capturedAt: h.capturedAt, width: h.width, height: h.height, scale, data, decodeMs: h.decodeMs, release() {} },
     });
+    return true;
   }
 
   /**

@@ -17,7 +17,7 @@ export const HTTP_DEFAULTS = {
   port: 0, // 0 = a random free port
   maxRows: 100_000, // largest /api/counts answer; beyond it a 400 asks to narrow the query
   // /api/counts runs in a worker thread, one query at a time (the daemon's thread never waits for a read):
-  queryTimeoutMs: 30_000, // a query not answered this long after it came gets 503 TC_ERR_QUERY_TIMEOUT, and is stopped
+  queryTimeoutMs: 30_000, // a query not answered this long after it came gets 503 TC_ERR_QUERY_TIMEOUT and is given up
   maxWaitingQueries: 8, // queries waiting behind the running one; more get 503 TC_ERR_QUERY_BUSY at once
   maxUrlLength: 8_192, // longer request targets get 414
 } as const;
