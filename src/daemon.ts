@@ -477,13 +477,10 @@ export class Daemon implements AsyncDisposable {
     }
   }
 
-  /**
-   * Warns, once per line and run, where the ROI is too short around a line for the camera's frame rate: found every
-   * REACH_CHECK_FRAMES frames, or when /api/health shows it first (`found`), so that the log has said what it says.
-   */
-  #checkReach(p: CameraPipeline, found?: readonly { lineId: string; message: string }[]): void {
+  /** Warns, once per line, where the ROI is too short around a line for the camera's frame rate. */
+  #checkReach(p: CameraPipeline): void {
     if (p.analyzer.starting) return;
-    for (const w of found ?? p.analyzer.lineReachWarnings()) {
+    for (const w of p.analyzer.lineReachWarnings()) {
       if (p.reachWarned.has(w.lineId)) continue;
       p.reachWarned.add(w.lineId);
       this.#log.warn(w.message);
@@ -536,11 +533,7 @@ export class Daemon implements AsyncDisposable {
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         const view = p.analyzer.viewState();
         if (view?.moved) warnings.push({ message: viewMovedMessage(p.camera.id, view) });
-        if (!p.analyzer.starting) {
-          const reach = p.analyzer.lineReachWarnings(lineReach);
-          this.#checkReach(p, reach);
-          warnings.push(...reach);
-        }
+        if (!p.analyzer.starting) warnings.push(...p.analyzer.lineReachWarnings(lineReach));
         return {
           ...p.stats,
           source,

@@ -128,9 +128,12 @@ describe('daemon health', () => {
     for (const lineId of ['inbound', 'outbound']) {
       const w = band.warnings.find((x) => x.lineId === lineId);
       expect(w?.message, JSON.stringify(band.warnings)).toMatch(new RegExp(`camera band, line "${lineId}" at 1\\.0 fps: .*extend the ROI`));
-      // The log says it once per line (checked every 60 frames, and when /api/health shows it first), not on every
-      // check; its figures are those of then.
-      expect(logged.filter((m) => m.startsWith(`camera band, line "${lineId}" at 1.0 fps: `)), JSON.stringify(logged)).toHaveLength(1);
+      // The log says it once per line (checked every 60 frames analysed), not on every check; its figures are those of
+      // then. On a loaded machine the camera can end with fewer than 60 frames analysed (at least 40 are asserted
+      // above), and then no check has run yet: never more than once, and once when a check has run.
+      const said = logged.filter((m) => m.startsWith(`camera band, line "${lineId}" at `));
+      expect(said, JSON.stringify(logged)).toHaveLength(byId(cams, 'band').framesAnalysed >= 60 ? 1 : 0);
+      for (const m of said) expect(m).toMatch(/ at \d+\.\d fps: .*extend the ROI/);
     }
     expect(logged.some((m) => m.startsWith('camera scene'))).toBe(false);
 
