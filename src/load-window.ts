@@ -57,8 +57,8 @@ export class LoadWindow {
    */
   end(now: number): 'behind' | 'keeps up' | undefined {
     // Frames are counted going in and outputs coming out, so a frame in flight at the end counts as dropped in this
-    // window and as an output in the next: at most the channel's bound of frames in flight either way. Clamped at 0, as the next window can
-    // then have more outputs than frames.
+    // window and as an output in the next: at most the channel's bound of frames in flight either way. Clamped at 0,
+    // as the next window can then have more outputs than frames.
     this.#last = { frames: this.#submitted, dropped: Math.max(0, this.#submitted - this.#out), startAt: this.#startAt, endAt: now };
     this.#startAt = now;
     this.#submitted = this.#out = 0;

@@ -3,14 +3,13 @@
 // limit is stopped with 503 while a fresh worker answers the next.
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, onTestFinished, test, vi } from 'vitest';
 import { QueryLimitError } from '../dist/src/errors.js';
 import { QueryRunner } from '../dist/src/server/query-runner.js';
 import { startHttpServer } from '../dist/src/server/index.js';
 import { CountStore, parseQueryParams } from '../dist/src/store/index.js';
+import { tempDir } from './helpers/temp-dir.js';
 
 const T0 = Date.UTC(2026, 10, 1);
 const DAYS = 30;
@@ -18,9 +17,7 @@ const MINUTES = DAYS * 1440;
 
 /** A month of one camera monitored every minute, one vehicle in at the start of each hour. */
 function monthDb(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-query-worker-'));
-  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const dbPath = path.join(dir, 'counts.db');
+  const dbPath = path.join(tempDir('tc-query-worker-'), 'counts.db');
   const store = CountStore.open(dbPath);
   store.registerCamera({ id: 'cam1', pollIntervalMs: 60_000, lines: [{ id: 'a', from: [0, 0], to: [10, 0] }] });
   const base = { cameraId: 'cam1', lineId: 'a', trackId: 1, areaPx: 1, bbox: [0, 0, 1, 1], speedPxPerS: 1, framesSeen: 1, direction: 'in', vehicleClass: 'car' } as const;

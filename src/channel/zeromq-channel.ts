@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Router } from 'zeromq';
 import { ChannelError, ConfigError } from '../errors.js';
 import { ZMQ_SOCKET_DEFAULTS } from '../decode/zeromq-decoder.js';
-import { createDecoder } from '../decode/decode-jpeg.js';
+import { createDecoder, overMegapixels } from '../decode/decode-jpeg.js';
 import { isDecodeScale } from '../decode/decode-scale.js';
 import { asBuffer } from '../decode/ipc-bytes.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
@@ -274,33 +274,22 @@ export class ZeromqChannel implements FrameChannel {
     const h: FrameHeader = msg.header;
     // A decoder from before decodeScale sends no scale: its frames are full size.
     const scale = h.scale ?? 1;
+    // The job fails as the frame asked for (the header's identity only when the entry is gone).
+    const refuse = (code: string, message: string): false => {
+      const failure = { type: 'decode-error' as const, cameraId: f?.cameraId ?? h.cameraId, seq: f?.seq ?? h.seq, capturedAt: f?.capturedAt ?? h.capturedAt, code, message };
+      this.#queue.complete(job, { kind: 'error', failure });
+      return false;
+    };
     // A remote decoder is not trusted blindly: the frame must be the one asked for, with matching size.
     const okSize = Number.isInteger(h.width) && Number.isInteger(h.height) && pixels !== undefined && pixels.length === h.width * h.height * 4;
-    // Nor larger than the frame's limit allows: what a decoder here would have refused (decode-jpeg.ts, same test).
-    const mp = (h.width * h.height) / 1e6;
-    if (okSize && entry && mp > entry.limits.maxMegapixels) {
-      const failure = {
-        type: 'decode-error' as const,
-        cameraId: entry.frame.cameraId,
-        seq: entry.frame.seq,
-        capturedAt: entry.frame.capturedAt,
-        code: 'TC_ERR_DECODE_TOO_LARGE',
-        message: `decoder ${peer.key} returned a ${h.width}x${h.height} frame (${mp.toFixed(1)} MP) for camera ${entry.frame.cameraId} seq ${entry.frame.seq}, over its limit of ${entry.limits.maxMegapixels} MP; raise the camera's maxMegapixels if this is a real camera`,
-      };
-      this.#queue.complete(job, { kind: 'error', failure });
-      return false;
-    }
+    // Nor larger than the frame's limit allows: what a decoder here would have refused.
+    const over = okSize && entry ? overMegapixels(h.width, h.height, entry.limits) : undefined;
+    if (over !== undefined) return refuse('TC_ERR_DECODE_TOO_LARGE', `decoder ${peer.key} returned a frame for camera ${f!.cameraId} seq ${f!.seq} of ${over}`);
     if (!okSize || !isDecodeScale(scale) || (f && (h.cameraId !== f.cameraId || h.seq !== f.seq))) {
-      const failure = {
-        type: 'decode-error' as const,
-        cameraId: f?.cameraId ?? h.cameraId,
-        seq: f?.seq ?? h.seq,
-        capturedAt: f?.capturedAt ?? h.capturedAt,
-        code: 'TC_ERR_DECODE_SIZE_MISMATCH',
-        message: `decoder ${peer.key} returned ${pixels?.length ?? 0} bytes for a ${h.width}x${h.height} frame at scale ${JSON.stringify(scale)} of camera ${h.cameraId} seq ${h.seq}; check that it runs the same traffic-counter version`,
-      };
-      this.#queue.complete(job, { kind: 'error', failure });
-      return false;
+      return refuse(
+        'TC_ERR_DECODE_SIZE_MISMATCH',
+        `decoder ${peer.key} returned ${pixels?.length ?? 0} bytes for a ${h.width}x${h.height} frame at scale ${JSON.stringify(scale)} of camera ${h.cameraId} seq ${h.seq}; check that it runs the same traffic-counter version`,
+      );
     }
     // Zero-copy: the Buffer wraps ZeroMQ's received message; it is freed when the frame is garbage.
     const data = new Uint8Array(pixels!.buffer, pixels!.byteOffset, pixels!.byteLength);

@@ -35,19 +35,24 @@ export interface DecodeOptions {
 export type JpegDecoder = (bytes: Uint8Array, limits: DecodeLimits, opts?: DecodeOptions) => DecodedImage | Promise<DecodedImage>;
 
 /**
+ * Why a width x height image is over the megapixel limit (its size, the limit and the fix), or undefined when it is
+ * not: the one test for a JPEG's header here and for a frame a remote decoder returns (ZeromqChannel).
+ */
+export function overMegapixels(width: number, height: number, limits: DecodeLimits): string | undefined {
+  const mp = (width * height) / 1e6;
+  if (mp <= limits.maxMegapixels) return undefined;
+  return `${width}x${height} (${mp.toFixed(1)} MP), over the limit of ${limits.maxMegapixels} MP; raise the camera's maxMegapixels if this is a real camera`;
+}
+
+/**
  * Refuses images larger than the limits before any pixel memory is allocated. The limits apply to the size
  * the JPEG header claims, whatever the decode scale: jpeg-js decodes at full size anyway, and a camera that
  * suddenly sends 60000x60000 is refused the same way at every scale. Returns the header's size.
  */
 export function checkLimits(bytes: Uint8Array, limits: DecodeLimits, what: string): JpegInfo {
   const { width, height } = inspectJpeg(bytes, what);
-  const mp = (width * height) / 1e6;
-  if (mp > limits.maxMegapixels) {
-    throw new DecodeError(
-      'TC_ERR_DECODE_TOO_LARGE',
-      `${what}: JPEG header claims ${width}x${height} (${mp.toFixed(1)} MP), over the limit of ${limits.maxMegapixels} MP; raise the camera's maxMegapixels if this is a real camera`,
-    );
-  }
+  const over = overMegapixels(width, height, limits);
+  if (over !== undefined) throw new DecodeError('TC_ERR_DECODE_TOO_LARGE', `${what}: JPEG header claims ${over}`);
   const mb = (width * height * 4) / (1024 * 1024);
   if (mb > limits.maxDecodeMemoryMB) {
     throw new DecodeError(

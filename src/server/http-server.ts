@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { QueryError, QueryLimitError, TrafficCounterError, UsageError } from '../errors.js';
 import { listenFailure } from '../listen-error.js';
-import { parseQueryParams } from '../store/query-counts.js';
+import { parseQueryParams, type CountFormat } from '../store/query-counts.js';
 import { DASHBOARD_HTML } from './dashboard-html.js';
 import { formatMetrics, type MetricsSource } from './format-metrics.js';
 import { QueryRunner } from './query-runner.js';
@@ -63,10 +63,17 @@ interface Reply {
   headers?: Record<string, string>;
 }
 
+/** The content type of each /api/counts format (JSON is also every error's). */
+const COUNT_TYPES: Readonly<Record<CountFormat, string>> = {
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8; header=present',
+  table: 'text/plain; charset=utf-8',
+};
+
 const LATEST_IMAGE = /^\/api\/cameras\/([^/]+)\/latest\.jpg$/;
 
 function json(status: number, value: unknown): Reply {
-  return { status, type: 'application/json; charset=utf-8', body: `${JSON.stringify(value)}\n` };
+  return { status, type: COUNT_TYPES.json, body: `${JSON.stringify(value)}\n` };
 }
 
 function errorReply(status: number, code: string, message: string, headers?: Record<string, string>): Reply {
@@ -112,10 +119,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     if (!fs.existsSync(opts.dbPath)) {
       throw new HttpError(503, 'TC_ERR_STORE', `no count database yet at ${opts.dbPath}; the daemon creates it when it starts`);
     }
-    const body = await runner.run(params, maxRows, gone);
-    const type =
-      params.format === 'json' ? 'application/json; charset=utf-8' : params.format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'text/plain; charset=utf-8';
-    return { status: 200, type, body };
+    return { status: 200, type: COUNT_TYPES[params.format], body: await runner.run(params, maxRows, gone) };
   }
 
   function latestImage(encodedId: string): Reply {

@@ -47,6 +47,11 @@ interface Job {
   onAbort?: () => void;
 }
 
+/** What a query gets once the server is closing. */
+function closingError(): QueryLimitError {
+  return new QueryLimitError('TC_ERR_QUERY_BUSY', 'the HTTP server is closing; retry once the daemon is back');
+}
+
 /** The error a worker's failure stands for on this side of the thread. */
 function failureError(f: QueryFailure): Error {
   return f.kind === 'query' ? new QueryError(f.message) : new TrafficCounterError(f.code, f.message);
@@ -89,7 +94,7 @@ export class QueryRunner implements AsyncDisposable {
    */
   run(params: QueryParams, maxRows: number, signal?: AbortSignal): Promise<Uint8Array> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    if (this.#closing) return Promise.reject(new QueryLimitError('TC_ERR_QUERY_BUSY', 'the HTTP server is closing; retry once the daemon is back'));
+    if (this.#closing) return Promise.reject(closingError());
     if ((this.#running || this.#retiring) && this.#waiting.length >= this.#opts.maxWaiting) {
       this.#busy++;
       return Promise.reject(
@@ -209,7 +214,7 @@ export class QueryRunner implements AsyncDisposable {
   /** Refuses waiting and running queries and terminates the worker. Safe to call twice. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      const closing = new QueryLimitError('TC_ERR_QUERY_BUSY', 'the HTTP server is closing; retry once the daemon is back');
+      const closing = closingError();
       for (const job of [...(this.#running ? [this.#running] : []), ...this.#waiting.splice(0)]) {
         this.#settle(job);
         job.reject(closing);
