@@ -1,6 +1,6 @@
 // The queue every channel shares: a frame's decode limits travel on its entry, and every way an entry leaves
 // (dropped on overflow, abandoned after a decoder crash, dropped at close) leaves nothing behind.
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { InFlightQueue } from '../dist/src/channel/in-flight-queue.js';
 import type { JpegFrame } from '../dist/src/channel/messages.js';
 import { LIMITS } from './helpers/jpeg-fixtures.js';
@@ -45,6 +45,46 @@ describe('InFlightQueue', () => {
     // Still over the bound: the next submit drops one (not a frame at a decoder), and the queue does not grow.
     q.push(cams(9), LIMITS);
     expect(q.stats('test', 0)).toMatchObject({ dropped: 2, inFlight: 3 });
+  });
+
+  test('a frame at a decoder on trial holds back later frames until its overtakeAfter, then is dropped; once answered it is delivered in order', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const q = new InFlightQueue(4);
+      const done = (id: number, seq: number): void =>
+        q.complete(id, { kind: 'frame', frame: { cameraId: 'cam', seq, capturedAt: 0, width: 1, height: 1, scale: 1, data: new Uint8Array(4), decodeMs: 0, release() {} } });
+      const seqs: number[] = [];
+      const take = (): void => void q.next().then((o) => o?.kind === 'frame' && seqs.push(o.frame.seq));
+      const [a, b, c] = [0, 1, 2].map((s) => q.push(frame(s), LIMITS)!);
+      q.toDecoder(a!, 1);
+      a!.overtakeAfter = Date.now() + 250;
+      q.toDecoder(b!, 2);
+      q.toDecoder(c!, 2);
+      take();
+      done(b!.id, 1);
+      await new Promise((r) => setImmediate(r));
+      expect(seqs).toEqual([]); // within its time, frame 0 is waited for
+      vi.setSystemTime(Date.now() + 250);
+      q.overtakeStalled();
+      await new Promise((r) => setImmediate(r));
+      expect(seqs).toEqual([1]);
+      expect(q.stats('test', 0)).toMatchObject({ dropped: 1, delivered: 1 });
+      // An answer for the dropped frame is ignored; a frame handed to a trusted decoder is never overtaken.
+      done(a!.id, 0);
+      const d = q.push(frame(3), LIMITS)!;
+      q.toDecoder(d, 1);
+      take();
+      done(d.id, 3); // c (seq 2) is ahead of it and not overtakable
+      q.overtakeStalled();
+      await new Promise((r) => setImmediate(r));
+      expect(seqs).toEqual([1]);
+      done(c!.id, 2);
+      take();
+      await new Promise((r) => setImmediate(r));
+      expect(seqs).toEqual([1, 2, 3]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test('after many drops, abandons and a close, no entry is retained', async () => {

@@ -115,7 +115,7 @@ test('decoder hosts added to a running analyzer all get work: the frames in flig
     const after = ch.stats();
     return { delivered: after.delivered - before.delivered, dropped: after.dropped - before.dropped };
   };
-  for (let r = 0; r < 4 && ch.stats().maxInFlight < 8; r++) await round();
+  for (let r = 0; r < 8 && ch.stats().maxInFlight < 8; r++) await round();
   expect(ch.stats().maxInFlight).toBe(8);
   expect(await round()).toEqual({ delivered: 8, dropped: 0 });
 
@@ -134,6 +134,74 @@ test('decoder hosts added to a running analyzer all get work: the frames in flig
   await hosts[0]!.stop();
   await waitFor('no decoder', () => ch.decoderCount === 0);
   expect(ch.stats().maxInFlight).toBe(2);
+});
+
+test('peers that say ready and never answer hold back no frames: one is tried at a time, and its frame is overtaken', async () => {
+  // decodeTimeoutMs far beyond the test's time: before, the mute peer's frame held back every later frame until then.
+  const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0', decodeTimeoutMs: 60_000 });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  const frames = Array.from({ length: 9 }, (_, k) => makeJpeg(160, 90, k));
+  const submit = (s: number): void => ch.submit({ cameraId: 'cam', seq: s, capturedAt: s, jpeg: frames[s]!.jpeg }, LIMITS);
+  startDecoder(ch.endpoint);
+  await waitFor('the decoder', () => ch.decoderCount === 1);
+  submit(0);
+  const first = await ch.next();
+  expect(first?.kind === 'frame' && first.frame.seq).toBe(0);
+
+  const mute1 = await rogueDecoder(ch);
+  const mute2 = await rogueDecoder(ch);
+  let jobsAtMute = 0;
+  for (const m of [mute1, mute2]) void (async () => { for await (const _ of m) jobsAtMute++; })().catch(() => undefined);
+  // Frame 1 goes to the decoder, frame 2 to one mute peer on trial, and 3 and 4 wait for the decoder: the other
+  // mute peer gets nothing while the first holds its job.
+  for (let s = 1; s <= 4; s++) submit(s);
+  const seqs: number[] = [];
+  const started = Date.now();
+  for (let k = 0; k < 3; k++) {
+    const out = await ch.next();
+    if (out?.kind === 'frame') seqs.push(out.frame.seq);
+  }
+  expect(seqs).toEqual([1, 3, 4]);
+  expect(Date.now() - started).toBeLessThan(10_000);
+  expect(jobsAtMute).toBe(1);
+  // The mute peer still holds its job, so no other trial starts: the next frames all go to the decoder.
+  for (let s = 5; s <= 8; s++) submit(s);
+  for (let s = 5; s <= 8; s++) {
+    const out = await ch.next();
+    expect(out?.kind === 'frame' && out.frame.seq).toBe(s);
+  }
+  expect(jobsAtMute).toBe(1);
+  expect(ch.stats()).toMatchObject({ delivered: 8, dropped: 1 });
+});
+
+test('a peer whose trial job timed out is not tried again soon after it comes back', async () => {
+  const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0', decodeTimeoutMs: 1_000 });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  const frames = Array.from({ length: 4 }, (_, k) => makeJpeg(160, 90, k));
+  let seq = 0;
+  void (async () => { while (await ch.next()); })(); // the analyzer takes each frame as it comes
+  const burst = async (): Promise<void> => {
+    // Two frames at once: the decoder takes one, and the other goes to a peer on trial if one may be tried.
+    for (let k = 0; k < 2; k++, seq++) ch.submit({ cameraId: 'cam', seq, capturedAt: seq, jpeg: frames[seq % 4]!.jpeg }, LIMITS);
+    await waitFor('the burst', () => ch.stats().inFlight === 0);
+  };
+  startDecoder(ch.endpoint);
+  await waitFor('the decoder', () => ch.decoderCount === 1);
+  await burst(); // the decoder answers and is trusted
+
+  const mute = await rogueDecoder(ch);
+  let jobsAtMute = 0;
+  void (async () => { for await (const _ of mute) jobsAtMute++; })().catch(() => undefined);
+  await burst();
+  await waitFor('a job at the mute peer', () => jobsAtMute === 1);
+  await waitFor('the mute peer to be forgotten', () => ch.decoderCount === 1);
+  // It says 'ready' again (as a wedged decoder's heartbeat would) and is counted again, but gets no job.
+  await mute.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'rogue' })]);
+  await waitFor('the mute peer back', () => ch.decoderCount === 2);
+  for (let r = 0; r < 5; r++) await burst();
+  expect(jobsAtMute).toBe(1);
 });
 
 test('a decoder that returns a frame over the camera\'s megapixel limit has it refused as too large, and frames still flow', async () => {

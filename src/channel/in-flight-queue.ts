@@ -9,7 +9,8 @@
 // analysed; in test/in-flight-queue.test.ts's rounds, 0 0 0 0 1 398 0 0 of 400). The share counts what was
 // delivered, not what went to a decoder: a camera whose decoded frames were dropped got nothing. A frame at a
 // decoder is not dropped (its decode is paid for); when every frame is, the new one is dropped, so the channel
-// keeps at least two frames per decoder (see createChannel). Delivery is in submission order.
+// keeps at least two frames per decoder (see createChannel). Delivery is in submission order, but a frame a channel
+// marks overtakable (at a decoder on trial, see ZeromqChannel) is dropped once a later frame is done after its time.
 // Everything a channel knows about a frame lives on its entry, so it goes when the entry leaves the queue
 // (delivered, dropped or abandoned) and no channel keeps a side table to clean up.
 
@@ -28,6 +29,11 @@ export interface InFlightEntry {
   output?: ChannelOutput;
   /** Set by the channel when it hands the entry to a decoder (e.g. which child). */
   worker?: number;
+  /**
+   * Set by a channel for a frame at a decoder not trusted yet: from this time (ms since the epoch) on, the frame no
+   * longer holds back later frames that are done; it is dropped instead (see #overtaken).
+   */
+  overtakeAfter?: number;
 }
 
 /** The request a decoder gets for an entry: its frame's identity, its limits, and the channel's decode scale. */
@@ -133,6 +139,7 @@ export class InFlightQueue {
   toDecoder(entry: InFlightEntry, worker?: number): void {
     entry.state = 'decoding';
     entry.worker = worker;
+    entry.overtakeAfter = undefined;
   }
 
   /** Counts one output of `cam` delivered to the consumer in the cameras' shares. */
@@ -194,12 +201,25 @@ export class InFlightQueue {
         else this.decodeErrors++;
         this.#served(head.frame.cameraId);
         this.#waiters.shift()!(out);
+      } else if (head && this.#overtaken(head)) {
+        this.#entries.shift();
+        this.dropped++;
       } else if (!head && this.#closed) {
         this.#waiters.shift()!(null);
       } else {
         return;
       }
     }
+  }
+
+  /** A frame still at an untrusted decoder past its overtakeAfter, with a later frame done behind it. */
+  #overtaken(head: InFlightEntry): boolean {
+    return head.state === 'decoding' && head.overtakeAfter !== undefined && Date.now() >= head.overtakeAfter && this.#entries.some((e) => e.state === 'done');
+  }
+
+  /** Delivers what waited behind a frame that may now be overtaken (a channel calls it on its timer). */
+  overtakeStalled(): void {
+    this.#deliver();
   }
 
   /**

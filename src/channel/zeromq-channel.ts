@@ -36,6 +36,18 @@ export const ZEROMQ_MAX_GROWN_IN_FLIGHT = 64;
 const IDLE_PEER_SILENCE_MS = 5_000;
 /** How often decode timeouts and silent decoders are checked, at most. */
 const WATCHDOG_MS = 1_000;
+/**
+ * A remote decoder that has not answered a job yet is on trial: one at a time holds a job, and that job's frame
+ * holds back later frames that are done for this long at most, then is dropped (its decoder still proves itself if
+ * it answers in time). A peer that never answers (broken or hostile) would otherwise hold back every frame for
+ * decodeTimeoutMs; a slow new host loses at most its first frame.
+ */
+const TRIAL_GRACE_MS = 250;
+/** A peer whose trial failed (no answer in time, or a frame refused) is not tried again for this long, doubling. */
+const TRIAL_RETRY_MS = 30_000;
+const TRIAL_RETRY_MAX_MS = 600_000;
+/** Failed trials remembered, at most (the oldest is forgotten first). */
+const TRIAL_FAILURES_KEPT = 1_024;
 
 export interface ZeromqChannelOptions extends FrameChannelOptions {
   /**
@@ -58,6 +70,8 @@ interface Peer {
   readonly num: number;
   idle: boolean;
   job: number | null;
+  /** The entry of `job` as sent: its answer is checked against it even after the queue dropped the entry. */
+  sent: InFlightEntry | null;
   /** When it was last given a job (when it joined, before its first): idle decoders are given jobs least recent first. */
   jobSince: number;
   /** When it last sent anything. */
@@ -83,6 +97,8 @@ export class ZeromqChannel implements FrameChannel {
   readonly #opts: Required<ZeromqChannelOptions>;
   readonly #queue: InFlightQueue;
   readonly #peers = new Map<string, Peer>();
+  /** Per peer key, its failed trials and when it may be tried again (TRIAL_RETRY_MS); bounded by TRIAL_FAILURES_KEPT. */
+  readonly #trialFailures = new Map<string, { count: number; until: number }>();
   /** maxInFlight as given; the queue's own bound grows from it with the decoders (#fitInFlight). */
   readonly #baseInFlight: number;
   readonly #locals: LocalDecoder[] = [];
@@ -232,7 +248,7 @@ export class ZeromqChannel implements FrameChannel {
     if (!peer) {
       const local = this.#locals.find((d) => d.routingId === key);
       const now = Date.now();
-      peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, jobSince: now, heardAt: now, proven: false, local: local?.index };
+      peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, sent: null, jobSince: now, heardAt: now, proven: false, local: local?.index };
       this.#peers.set(key, peer);
       if (local && !local.ready) {
         local.ready = true;
@@ -245,13 +261,19 @@ export class ZeromqChannel implements FrameChannel {
       if (peer.job === null) peer.idle = true;
     } else {
       const job = peer.job;
+      const sent = peer.sent;
       peer.job = null;
+      peer.sent = null;
       peer.idle = true;
-      if (job !== null && msg.job === job) {
+      if (job !== null && sent !== null && msg.job === job) {
         // A frame refused here (wrong size, over the limit) does not make a decoder one that counts.
-        if (this.#onResult(peer, job, msg, parts[2]) && !peer.proven) {
+        const accepted = this.#onResult(peer, sent, msg, parts[2]);
+        if (accepted && !peer.proven) {
           peer.proven = true;
+          this.#trialFailures.delete(key);
           this.#fitInFlight();
+        } else if (!accepted && this.#onTrial(peer)) {
+          this.#trialFailed(key);
         }
       } else if (job !== null) {
         // A reply to some other job (a confused or foreign decoder): the job it held will never come back,
@@ -263,10 +285,13 @@ export class ZeromqChannel implements FrameChannel {
     this.#pump();
   }
 
-  /** Completes the job with the decoder's answer; false when the frame it sent was refused. */
-  #onResult(peer: Peer, job: number, msg: Exclude<ZmqFromDecoder, { type: 'ready' | 'bye' }>, pixels: Buffer | undefined): boolean {
-    const entry = this.#queue.get(job);
-    const f = entry?.frame;
+  /**
+   * Completes the job with the decoder's answer (ignored by the queue if it dropped the frame meanwhile); false when
+   * the frame it sent was refused.
+   */
+  #onResult(peer: Peer, sent: InFlightEntry, msg: Exclude<ZmqFromDecoder, { type: 'ready' | 'bye' }>, pixels: Buffer | undefined): boolean {
+    const job = sent.id;
+    const f = sent.frame;
     if (msg.type === 'decode-error') {
       this.#queue.complete(job, { kind: 'error', failure: msg.failure });
       return true;
@@ -274,18 +299,18 @@ export class ZeromqChannel implements FrameChannel {
     const h: FrameHeader = msg.header;
     // A decoder from before decodeScale sends no scale: its frames are full size.
     const scale = h.scale ?? 1;
-    // The job fails as the frame asked for (the header's identity only when the entry is gone).
+    // The job fails as the frame asked for.
     const refuse = (code: string, message: string): false => {
-      const failure = { type: 'decode-error' as const, cameraId: f?.cameraId ?? h.cameraId, seq: f?.seq ?? h.seq, capturedAt: f?.capturedAt ?? h.capturedAt, code, message };
+      const failure = { type: 'decode-error' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, code, message };
       this.#queue.complete(job, { kind: 'error', failure });
       return false;
     };
     // A remote decoder is not trusted blindly: the frame must be the one asked for, with matching size.
     const okSize = Number.isInteger(h.width) && Number.isInteger(h.height) && pixels !== undefined && pixels.length === h.width * h.height * 4;
     // Nor larger than the frame's limit allows: what a decoder here would have refused.
-    const over = okSize && entry ? overMegapixels(h.width, h.height, entry.limits) : undefined;
-    if (over !== undefined) return refuse('TC_ERR_DECODE_TOO_LARGE', `decoder ${peer.key} returned a frame for camera ${f!.cameraId} seq ${f!.seq} of ${over}`);
-    if (!okSize || !isDecodeScale(scale) || (f && (h.cameraId !== f.cameraId || h.seq !== f.seq))) {
+    const over = okSize ? overMegapixels(h.width, h.height, sent.limits) : undefined;
+    if (over !== undefined) return refuse('TC_ERR_DECODE_TOO_LARGE', `decoder ${peer.key} returned a frame for camera ${f.cameraId} seq ${f.seq} of ${over}`);
+    if (!okSize || !isDecodeScale(scale) || h.cameraId !== f.cameraId || h.seq !== f.seq) {
       return refuse(
         'TC_ERR_DECODE_SIZE_MISMATCH',
         `decoder ${peer.key} returned ${pixels?.length ?? 0} bytes for a ${h.width}x${h.height} frame at scale ${JSON.stringify(scale)} of camera ${h.cameraId} seq ${h.seq}; check that it runs the same traffic-counter version`,
@@ -314,14 +339,36 @@ export class ZeromqChannel implements FrameChannel {
   #pump(): void {
     if (this.#router.closed) return;
     // Decoders that have answered first, least recently given a job first among them; one that has not answered yet
-    // gets work when those are busy, and so proves itself (and raises the bound) when it is needed, while a peer that
-    // never answers (broken or hostile) takes only what the others could not.
-    const idle = [...this.#peers.values()].filter((p) => p.idle).sort((a, b) => Number(b.proven) - Number(a.proven) || a.jobSince - b.jobSince);
+    // gets work when those are busy, and so proves itself (and raises the bound) when it is needed. A remote one is
+    // on trial: one such job at a time, and its frame can be overtaken (TRIAL_GRACE_MS), so that peers that never
+    // answer (broken or hostile) cost one frame at a time instead of holding back the frames behind theirs.
+    const peers = [...this.#peers.values()];
+    let onTrial = peers.some((p) => this.#onTrial(p) && p.job !== null);
+    const idle = peers.filter((p) => p.idle).sort((a, b) => Number(b.proven) - Number(a.proven) || a.jobSince - b.jobSince);
+    const now = Date.now();
     for (const peer of idle) {
+      const trial = this.#onTrial(peer);
+      if (trial && (onTrial || (this.#trialFailures.get(peer.key)?.until ?? 0) > now)) continue;
       const entry = this.#queue.nextPending();
       if (!entry) return;
       this.#dispatch(peer, entry);
+      if (trial) {
+        entry.overtakeAfter = now + TRIAL_GRACE_MS;
+        onTrial = true;
+      }
     }
+  }
+
+  /** A remote decoder that has not answered a job yet (local children are ours, and their exit is watched). */
+  #onTrial(peer: Peer): boolean {
+    return !peer.proven && peer.local === undefined;
+  }
+
+  #trialFailed(key: string): void {
+    const count = (this.#trialFailures.get(key)?.count ?? 0) + 1;
+    this.#trialFailures.delete(key); // re-inserted last: the map's order is the order of the latest failures
+    this.#trialFailures.set(key, { count, until: Date.now() + Math.min(TRIAL_RETRY_MAX_MS, TRIAL_RETRY_MS * 2 ** (count - 1)) });
+    if (this.#trialFailures.size > TRIAL_FAILURES_KEPT) this.#trialFailures.delete(this.#trialFailures.keys().next().value!);
   }
 
   #dispatch(peer: Peer, entry: InFlightEntry): void {
@@ -331,6 +378,7 @@ export class ZeromqChannel implements FrameChannel {
     this.#queue.toDecoder(entry, peer.num);
     peer.idle = false;
     peer.job = entry.id;
+    peer.sent = entry;
     peer.jobSince = Date.now();
     const jpeg = asBuffer(f.jpeg);
     this.#router.send([peer.id, JSON.stringify(job), jpeg]).catch((err: unknown) => {
@@ -338,6 +386,7 @@ export class ZeromqChannel implements FrameChannel {
       // to another decoder.
       if (peer.job !== entry.id) return;
       this.#peers.delete(peer.key);
+      peer.sent = null;
       this.#fitInFlight();
       if (this.#queue.get(entry.id)?.state === 'decoding') entry.state = 'pending';
       if (!this.#closing) process.emitWarning(`zeromq channel: cannot send to decoder ${peer.key} (${(err as Error).message}); forgetting it`);
@@ -351,6 +400,7 @@ export class ZeromqChannel implements FrameChannel {
     // messages are read: silence is not judged on it.
     const onTime = now - this.#lastCheck < 2 * WATCHDOG_MS;
     this.#lastCheck = now;
+    this.#queue.overtakeStalled();
     for (const peer of [...this.#peers.values()]) {
       if (peer.job === null) {
         // A remote decoder gone without 'bye' (killed, host down) would never be sent a job to fail on under light
@@ -360,6 +410,7 @@ export class ZeromqChannel implements FrameChannel {
       }
       if (now - peer.jobSince < this.#opts.decodeTimeoutMs) continue;
       process.emitWarning(`zeromq channel: decoder ${peer.key} did not answer within ${this.#opts.decodeTimeoutMs} ms; dropping its frame`);
+      if (this.#onTrial(peer)) this.#trialFailed(peer.key);
       if (peer.local !== undefined) this.#locals[peer.local]?.proc.kill('SIGKILL'); // restarted on exit
       this.#forget(peer.key);
     }
