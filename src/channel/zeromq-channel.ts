@@ -37,17 +37,24 @@ const IDLE_PEER_SILENCE_MS = 5_000;
 /** How often decode timeouts and silent decoders are checked, at most. */
 const WATCHDOG_MS = 1_000;
 /**
- * A remote decoder that has not answered a job yet is on trial: one at a time holds a job, and that job's frame
- * holds back later frames that are done for this long at most, then is dropped (its decoder still proves itself if
- * it answers in time). A peer that never answers (broken or hostile) would otherwise hold back every frame for
+ * A remote decoder that has not returned a frame yet is on trial: its job's frame holds back later frames that are
+ * done for this long at most, then is dropped (the decoder still proves itself if it answers in time), and the next
+ * trial may start. A peer that never answers (broken or hostile) would otherwise hold back every frame for
  * decodeTimeoutMs; a slow new host loses at most its first frame.
  */
-const TRIAL_GRACE_MS = 250;
-/** A peer whose trial failed (no answer in time, or a frame refused) is not tried again for this long, doubling. */
+const TRIAL_GRACE_MS = 100;
+/** Trial jobs out at once, at most (one of them with its frame still waited for). */
+const TRIALS_OUT_MAX = 4;
+/**
+ * A remote peer that failed (no answer in time, a frame refused, a reply to another job, gone while holding a job) is
+ * not tried again for this long, doubling with each failure, while a proven decoder is there to do the work; a
+ * failure this long after the last wait ended starts counting again.
+ */
 const TRIAL_RETRY_MS = 30_000;
 const TRIAL_RETRY_MAX_MS = 600_000;
-/** Failed trials remembered, at most (the oldest is forgotten first). */
-const TRIAL_FAILURES_KEPT = 1_024;
+const MESSAGE_TYPES = new Set<unknown>(['ready', 'bye', 'frame', 'decode-error']);
+/** Failed peers remembered, at most (the oldest is forgotten first). */
+const FAILURES_KEPT = 1_024;
 
 export interface ZeromqChannelOptions extends FrameChannelOptions {
   /**
@@ -97,8 +104,8 @@ export class ZeromqChannel implements FrameChannel {
   readonly #opts: Required<ZeromqChannelOptions>;
   readonly #queue: InFlightQueue;
   readonly #peers = new Map<string, Peer>();
-  /** Per peer key, its failed trials and when it may be tried again (TRIAL_RETRY_MS); bounded by TRIAL_FAILURES_KEPT. */
-  readonly #trialFailures = new Map<string, { count: number; until: number }>();
+  /** Per peer key, its failures and when it may be tried again (TRIAL_RETRY_MS); bounded by FAILURES_KEPT. */
+  readonly #failures = new Map<string, { count: number; until: number }>();
   /** maxInFlight as given; the queue's own bound grows from it with the decoders (#fitInFlight). */
   readonly #baseInFlight: number;
   readonly #locals: LocalDecoder[] = [];
@@ -218,6 +225,8 @@ export class ZeromqChannel implements FrameChannel {
     const peer = this.#peers.get(key);
     if (!peer) return;
     this.#peers.delete(key);
+    // A remote decoder leaving with a job (timed out, or 'bye' while holding one) has failed it.
+    if (peer.job !== null && peer.local === undefined) this.#failed(key);
     this.#fitInFlight();
     if (peer.job !== null) this.#queue.abandon(peer.job);
     this.#pump();
@@ -225,7 +234,14 @@ export class ZeromqChannel implements FrameChannel {
 
   async #receive(): Promise<void> {
     try {
-      for await (const parts of this.#router) this.#onMessage(parts);
+      for await (const parts of this.#router) {
+        // Whatever a peer sends, the loop that reads every decoder's messages goes on.
+        try {
+          this.#onMessage(parts);
+        } catch (err) {
+          process.emitWarning(`zeromq channel: ignoring a message from decoder ${parts[0]?.toString('latin1')} that could not be handled: ${(err as Error).message}`);
+        }
+      }
     } catch (err) {
       if (!this.#router.closed) process.emitWarning(`zeromq channel: receive failed: ${(err as Error).message}`);
     }
@@ -233,10 +249,13 @@ export class ZeromqChannel implements FrameChannel {
 
   #onMessage(parts: Buffer[]): void {
     const key = parts[0]!.toString('latin1');
-    let msg: ZmqFromDecoder;
+    let msg: ZmqFromDecoder | undefined;
     try {
       msg = JSON.parse(parts[1]!.toString('utf8')) as ZmqFromDecoder;
     } catch {
+      msg = undefined;
+    }
+    if (typeof msg !== 'object' || msg === null || !MESSAGE_TYPES.has(msg.type)) {
       process.emitWarning(`zeromq channel: ignoring a malformed message from decoder ${key}`);
       return;
     }
@@ -266,49 +285,60 @@ export class ZeromqChannel implements FrameChannel {
       peer.sent = null;
       peer.idle = true;
       if (job !== null && sent !== null && msg.job === job) {
-        // A frame refused here (wrong size, over the limit) does not make a decoder one that counts.
-        const accepted = this.#onResult(peer, sent, msg, parts[2]);
-        if (accepted && !peer.proven) {
+        // Only a frame accepted here makes a decoder one that counts: not one refused (wrong size, over the limit),
+        // nor a decode error, which any peer can send at once.
+        const result = this.#onResult(peer, sent, msg, parts[2]);
+        if (result === 'frame' && !peer.proven) {
           peer.proven = true;
-          this.#trialFailures.delete(key);
           this.#fitInFlight();
-        } else if (!accepted && this.#onTrial(peer)) {
-          this.#trialFailed(key);
+        } else if (result === 'refused' && peer.local === undefined) {
+          this.#failed(key);
         }
       } else if (job !== null) {
         // A reply to some other job (a confused or foreign decoder): the job it held will never come back,
         // and left in the queue it would hold back delivery of every later frame.
         process.emitWarning(`zeromq channel: decoder ${key} answered job ${String(msg.job)} while holding job ${job}; dropping job ${job}`);
         this.#queue.abandon(job);
+        if (peer.local === undefined) this.#failed(key);
       }
     }
     this.#pump();
   }
 
   /**
-   * Completes the job with the decoder's answer (ignored by the queue if it dropped the frame meanwhile); false when
-   * the frame it sent was refused.
+   * Completes the job with the decoder's answer (ignored by the queue if it dropped the frame meanwhile): 'frame' for
+   * a frame accepted, 'error' for a decode error, 'refused' for a frame refused here.
    */
-  #onResult(peer: Peer, sent: InFlightEntry, msg: Exclude<ZmqFromDecoder, { type: 'ready' | 'bye' }>, pixels: Buffer | undefined): boolean {
+  #onResult(peer: Peer, sent: InFlightEntry, msg: Exclude<ZmqFromDecoder, { type: 'ready' | 'bye' }>, pixels: Buffer | undefined): 'frame' | 'error' | 'refused' {
     const job = sent.id;
     const f = sent.frame;
     if (msg.type === 'decode-error') {
-      this.#queue.complete(job, { kind: 'error', failure: msg.failure });
-      return true;
+      // The failure is the frame's as sent: only its code and message come from the decoder.
+      const { code, message } = (typeof msg.failure === 'object' && msg.failure !== null ? msg.failure : {}) as { code?: unknown; message?: unknown };
+      const failure = {
+        type: 'decode-error' as const,
+        cameraId: f.cameraId,
+        seq: f.seq,
+        capturedAt: f.capturedAt,
+        code: typeof code === 'string' && /^TC_ERR_[A-Z_]{1,40}$/.test(code) ? code : 'TC_ERR_DECODE_CORRUPT',
+        message: typeof message === 'string' ? message.slice(0, 500) : `decoder ${peer.key} sent a decode error without a message`,
+      };
+      this.#queue.complete(job, { kind: 'error', failure });
+      return 'error';
     }
-    const h: FrameHeader = msg.header;
+    const h = (typeof msg.header === 'object' && msg.header !== null ? msg.header : {}) as Partial<FrameHeader>;
     // A decoder from before decodeScale sends no scale: its frames are full size.
     const scale = h.scale ?? 1;
     // The job fails as the frame asked for.
-    const refuse = (code: string, message: string): false => {
+    const refuse = (code: string, message: string): 'refused' => {
       const failure = { type: 'decode-error' as const, cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, code, message };
       this.#queue.complete(job, { kind: 'error', failure });
-      return false;
+      return 'refused';
     };
     // A remote decoder is not trusted blindly: the frame must be the one asked for, with matching size.
-    const okSize = Number.isInteger(h.width) && Number.isInteger(h.height) && pixels !== undefined && pixels.length === h.width * h.height * 4;
+    const okSize = Number.isInteger(h.width) && Number.isInteger(h.height) && pixels !== undefined && pixels.length === h.width! * h.height! * 4;
     // Nor larger than the frame's limit allows: what a decoder here would have refused.
-    const over = okSize ? overMegapixels(h.width, h.height, sent.limits) : undefined;
+    const over = okSize ? overMegapixels(h.width!, h.height!, sent.limits) : undefined;
     if (over !== undefined) return refuse('TC_ERR_DECODE_TOO_LARGE', `decoder ${peer.key} returned a frame for camera ${f.cameraId} seq ${f.seq} of ${over}`);
     if (!okSize || !isDecodeScale(scale) || h.cameraId !== f.cameraId || h.seq !== f.seq) {
       return refuse(
@@ -318,11 +348,12 @@ export class ZeromqChannel implements FrameChannel {
     }
     // Zero-copy: the Buffer wraps ZeroMQ's received message; it is freed when the frame is garbage.
     const data = new Uint8Array(pixels!.buffer, pixels!.byteOffset, pixels!.byteLength);
+    const decodeMs = typeof h.decodeMs === 'number' && Number.isFinite(h.decodeMs) ? h.decodeMs : 0;
     this.#queue.complete(job, {
       kind: 'frame',
-      frame: { cameraId: h.cameraId, seq: h.seq, capturedAt: h.capturedAt, width: h.width, height: h.height, scale, data, decodeMs: h.decodeMs, release() {} },
+      frame: { cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, width: h.width!, height: h.height!, scale, data, decodeMs, release() {} },
     });
-    return true;
+    return 'frame';
   }
 
   /**
@@ -343,32 +374,41 @@ export class ZeromqChannel implements FrameChannel {
     // on trial: one such job at a time, and its frame can be overtaken (TRIAL_GRACE_MS), so that peers that never
     // answer (broken or hostile) cost one frame at a time instead of holding back the frames behind theirs.
     const peers = [...this.#peers.values()];
-    let onTrial = peers.some((p) => this.#onTrial(p) && p.job !== null);
-    const idle = peers.filter((p) => p.idle).sort((a, b) => Number(b.proven) - Number(a.proven) || a.jobSince - b.jobSince);
     const now = Date.now();
+    // While a proven decoder can do the work, one trial frame at a time is waited for, and a failed peer waits
+    // (TRIAL_RETRY_MS); with none, every peer is tried (up to TRIALS_OUT_MAX at once), failed or not.
+    const anyProven = peers.some((p) => p.proven);
+    const out = peers.filter((p) => this.#onTrial(p) && p.job !== null);
+    let trials = out.length;
+    let waitedFor = out.some((p) => this.#queue.get(p.job!) !== undefined);
+    const idle = peers.filter((p) => p.idle).sort((a, b) => Number(b.proven) - Number(a.proven) || a.jobSince - b.jobSince);
     for (const peer of idle) {
       const trial = this.#onTrial(peer);
-      if (trial && (onTrial || (this.#trialFailures.get(peer.key)?.until ?? 0) > now)) continue;
+      if (trial && (trials >= TRIALS_OUT_MAX || (anyProven && (waitedFor || (this.#failures.get(peer.key)?.until ?? 0) > now)))) continue;
       const entry = this.#queue.nextPending();
       if (!entry) return;
       this.#dispatch(peer, entry);
       if (trial) {
         entry.overtakeAfter = now + TRIAL_GRACE_MS;
-        onTrial = true;
+        trials++;
+        waitedFor = true;
       }
     }
   }
 
-  /** A remote decoder that has not answered a job yet (local children are ours, and their exit is watched). */
+  /** A remote decoder that has not returned a frame yet (local children are ours, and their exit is watched). */
   #onTrial(peer: Peer): boolean {
     return !peer.proven && peer.local === undefined;
   }
 
-  #trialFailed(key: string): void {
-    const count = (this.#trialFailures.get(key)?.count ?? 0) + 1;
-    this.#trialFailures.delete(key); // re-inserted last: the map's order is the order of the latest failures
-    this.#trialFailures.set(key, { count, until: Date.now() + Math.min(TRIAL_RETRY_MAX_MS, TRIAL_RETRY_MS * 2 ** (count - 1)) });
-    if (this.#trialFailures.size > TRIAL_FAILURES_KEPT) this.#trialFailures.delete(this.#trialFailures.keys().next().value!);
+  /** A remote peer failed a job (see TRIAL_RETRY_MS). */
+  #failed(key: string): void {
+    const now = Date.now();
+    const last = this.#failures.get(key);
+    const count = last !== undefined && now - last.until < TRIAL_RETRY_MAX_MS ? last.count + 1 : 1;
+    this.#failures.delete(key); // re-inserted last: the map's order is the order of the latest failures
+    this.#failures.set(key, { count, until: now + Math.min(TRIAL_RETRY_MAX_MS, TRIAL_RETRY_MS * 2 ** (count - 1)) });
+    if (this.#failures.size > FAILURES_KEPT) this.#failures.delete(this.#failures.keys().next().value!);
   }
 
   #dispatch(peer: Peer, entry: InFlightEntry): void {
@@ -401,6 +441,7 @@ export class ZeromqChannel implements FrameChannel {
     const onTime = now - this.#lastCheck < 2 * WATCHDOG_MS;
     this.#lastCheck = now;
     this.#queue.overtakeStalled();
+    this.#pump(); // a trial frame overtaken frees the trial for another peer
     for (const peer of [...this.#peers.values()]) {
       if (peer.job === null) {
         // A remote decoder gone without 'bye' (killed, host down) would never be sent a job to fail on under light
@@ -410,7 +451,6 @@ export class ZeromqChannel implements FrameChannel {
       }
       if (now - peer.jobSince < this.#opts.decodeTimeoutMs) continue;
       process.emitWarning(`zeromq channel: decoder ${peer.key} did not answer within ${this.#opts.decodeTimeoutMs} ms; dropping its frame`);
-      if (this.#onTrial(peer)) this.#trialFailed(peer.key);
       if (peer.local !== undefined) this.#locals[peer.local]?.proc.kill('SIGKILL'); // restarted on exit
       this.#forget(peer.key);
     }
