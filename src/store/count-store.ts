@@ -8,6 +8,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { VEHICLE_CLASSES, type CrossingEvent, type VehicleClass } from '../analyze/analyzer-types.js';
 import { StoreError, TrafficCounterError } from '../errors.js';
 import { selectCountRows } from './count-reader.js';
+import { WriterLock } from './writer-lock.js';
 import { migrate } from './migrations.js';
 import { BUCKETS, BUCKET_MS, CLASS_COLUMNS, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
 import { ID_RE } from '../config/ids.js';
@@ -153,6 +154,8 @@ function prepareStatements(db: Db): Statements {
 export class CountStore implements AsyncDisposable {
   readonly file: string;
   readonly #db: Db;
+  /** This store is the database's one writer (see WriterLock). */
+  readonly #lock: WriterLock;
   readonly #stmts: Statements;
   readonly #opts: Required<Omit<CountStoreOptions, 'onError'>>;
   readonly #onError: (err: Error) => void;
@@ -171,9 +174,10 @@ export class CountStore implements AsyncDisposable {
   #detailsDropped = 0;
   #lastError: string | null = null;
 
-  private constructor(file: string, db: Db, opts: CountStoreOptions) {
+  private constructor(file: string, db: Db, lock: WriterLock, opts: CountStoreOptions) {
     this.file = file;
     this.#db = db;
+    this.#lock = lock;
     this.#opts = {
       flushIntervalMs: opts.flushIntervalMs ?? STORE_DEFAULTS.flushIntervalMs,
       maxBatch: opts.maxBatch ?? STORE_DEFAULTS.maxBatch,
@@ -187,7 +191,10 @@ export class CountStore implements AsyncDisposable {
     this.#timer.unref();
   }
 
-  /** Opens (creating the file and its folder if needed) and migrates a count database. */
+  /**
+   * Opens (creating the file and its folder if needed) and migrates a count database, as its one writer: while this
+   * store is open, another open of the same file, in this process or another, is refused (see WriterLock).
+   */
   static open(file: string, opts: CountStoreOptions = {}): CountStore {
     for (const key of ['flushIntervalMs', 'maxBatch', 'maxPendingEvents', 'busyTimeoutMs'] as const) {
       const v = opts[key];
@@ -199,8 +206,10 @@ export class CountStore implements AsyncDisposable {
       throw new StoreError(`CountStore.open maxPendingEvents: must be at least maxBatch (${opts.maxBatch}), got ${opts.maxPendingEvents}`);
     }
     let db: Db | undefined;
+    let lock: WriterLock | undefined;
     try {
       fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      lock = WriterLock.acquire(file);
       db = new Database(file);
       db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? STORE_DEFAULTS.busyTimeoutMs}`);
       // WAL lets `traffic-counter query` and the HTTP API read while the daemon writes.
@@ -209,9 +218,10 @@ export class CountStore implements AsyncDisposable {
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       migrate(db, file);
-      return new CountStore(file, db, opts);
+      return new CountStore(file, db, lock, opts);
     } catch (err) {
       db?.close();
+      lock?.release();
       if (err instanceof TrafficCounterError) throw err;
       throw new StoreError(`${file}: cannot open the count database (${(err as Error).message}); check the path is a writable traffic-counter database`, {
         cause: err,
@@ -505,7 +515,11 @@ export class CountStore implements AsyncDisposable {
     }
     this.#closed = true;
     this.#queryStmts.clear();
-    this.#db.close();
+    try {
+      this.#db.close();
+    } finally {
+      this.#lock.release();
+    }
     if (failure) throw failure;
   }
 

@@ -12,7 +12,7 @@ export interface CliResult {
 }
 
 /** Starts the CLI; the process is killed after the test if it is still running. */
-export function startCli(args: string[], opts: { cwd?: string } = {}): { proc: ChildProcess; done: Promise<CliResult>; stdout: () => string } {
+export function startCli(args: string[], opts: { cwd?: string } = {}): { proc: ChildProcess; done: Promise<CliResult>; stdout: () => string; stderr: () => string } {
   const proc = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -22,7 +22,7 @@ export function startCli(args: string[], opts: { cwd?: string } = {}): { proc: C
   onTestFinished(() => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
   });
-  return { proc, done, stdout: () => stdout };
+  return { proc, done, stdout: () => stdout, stderr: () => stderr };
 }
 
 export function runCli(args: string[], opts: { cwd?: string } = {}): Promise<CliResult> {

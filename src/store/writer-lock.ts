@@ -1,0 +1,72 @@
+// One writer per count database: two daemons counting the same cameras into one file would store every vehicle
+// twice, silently (both commit happily; SQLite serialises their writes).
+//
+// The lock is a small SQLite file beside the database, `<db>-lock`, on which the writer holds a write transaction
+// (a RESERVED lock: others can still read it) for as long as it is open. The operating system releases it when the
+// process ends however it ends (kill -9, power cut), so no stale lock is ever left to clear by hand, in a container
+// restarted with the same process id either. The file itself stays: removing it while another process has it open
+// could give two writers two different files. It holds who took the lock last (process id, host, time), for the
+// message that refuses a second writer.
+
+import { hostname } from 'node:os';
+import { Database } from './sqlite-driver.js';
+import type { Database as Db } from 'better-sqlite3';
+import { StoreError } from '../errors.js';
+
+export class WriterLock {
+  #db: Db | undefined;
+
+  private constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Takes the lock on `file` (the count database) or throws a StoreError naming the process that holds it. */
+  static acquire(file: string): WriterLock {
+    const lockFile = `${file}-lock`;
+    let db: Db | undefined;
+    try {
+      db = new Database(lockFile);
+      // A moment's wait for a reader of the owner row (the COMMIT below) or a writer letting go.
+      db.pragma('busy_timeout = 250');
+      db.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL)');
+      // Taken, the owner row is written and committed, so that whoever is refused can read it; then taken again for
+      // good (lost in between to another process, that one is the owner, and this one is refused).
+      db.exec('BEGIN IMMEDIATE');
+      db.prepare('DELETE FROM owner').run();
+      db.prepare('INSERT INTO owner (pid, host, since) VALUES (?, ?, ?)').run(process.pid, hostname(), new Date().toISOString());
+      db.exec('COMMIT');
+      db.exec('BEGIN IMMEDIATE');
+      return new WriterLock(db);
+    } catch (err) {
+      const busy = (err as { code?: string }).code?.startsWith('SQLITE_BUSY') === true;
+      const owner = busy && db ? describeOwner(db) : '';
+      if (db?.inTransaction) db.exec('ROLLBACK');
+      db?.close();
+      if (busy) {
+        throw new StoreError(
+          `${file}: another traffic-counter${owner} is counting into this database; stop it first, or give this one another ` +
+            `database (--db, or "db" in the config): two would store every vehicle twice`,
+        );
+      }
+      throw new StoreError(`${lockFile}: cannot take the database's writer lock (${(err as Error).message}); check that its folder is writable`, { cause: err });
+    }
+  }
+
+  /** Lets another writer in (idempotent). */
+  release(): void {
+    const db = this.#db;
+    this.#db = undefined;
+    if (!db) return;
+    db.close(); // the open transaction, which wrote nothing, is rolled back
+  }
+}
+
+/** " (pid 4242 on host cam-box, since 2026-12-06T11:50:00.000Z)", from the lock's last committed owner, or "". */
+function describeOwner(db: Db): string {
+  try {
+    const row = db.prepare('SELECT pid, host, since FROM owner LIMIT 1').get() as { pid: number; host: string; since: string } | undefined;
+    return row ? ` (pid ${row.pid} on host ${row.host}, since ${row.since})` : '';
+  } catch {
+    return '';
+  }
+}
