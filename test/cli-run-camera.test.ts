@@ -2,12 +2,22 @@
 // a full-frame ROI and one line, and prints that config for the user to save and adapt. The config says which
 // frame size its ROI and lines are in (drawnOn), so it keeps meaning the same view if the camera later comes up
 // at another resolution.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { spawnCameraSim } from '../dist/src/cli/spawn-camera-sim.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
+import jpegJs from 'jpeg-js';
 import { runCli } from './helpers/run-cli.js';
 import { tempDir } from './helpers/temp-dir.js';
+
+/** The camera of the config `run --camera` printed, as loaded from a saved file. */
+function printedCamera(stderr: string): ReturnType<typeof validateConfig>['cameras'][number] {
+  const printed = /no config given: counting with this one[^\n]*\n(\{[^\n]*\})\n/.exec(stderr);
+  expect(printed, stderr).not.toBeNull();
+  return validateConfig(JSON.parse(printed![1]!)).cameras[0]!;
+}
 
 describe('run --camera URL', () => {
   it('counts the camera with a full-frame config drawn on its frame size and prints that config', { timeout: 60_000 }, async () => {
@@ -17,10 +27,8 @@ describe('run --camera URL', () => {
       const db = join(dir, 'counts.db');
       const result = await runCli(['run', '--camera', `${sim.url}/snapshot.jpg`, '--db', db, '--duration', '6']);
       expect(result.code, result.stderr).toBe(0);
-      const printed = /no config given: counting with this one[^\n]*\n(\{[^\n]*\})\n/.exec(result.stderr);
-      expect(printed, result.stderr).not.toBeNull();
       // The printed config is one a user can save and load as it is.
-      const camera = validateConfig(JSON.parse(printed![1]!)).cameras[0]!;
+      const camera = printedCamera(result.stderr);
       expect(camera.url).toBe(`${sim.url}/snapshot.jpg`);
       expect(camera.drawnOn).toEqual([1280, 720]);
       expect(camera.roi).toEqual([[0, 0], [1280, 0], [1280, 720], [0, 720]]);
@@ -34,6 +42,22 @@ describe('run --camera URL', () => {
     } finally {
       await sim.close();
     }
+  });
+
+  it('gives a camera larger than the default limit (a 2688x1520 "4 MP" camera, 4.1 MP) a limit its frames fit, and decodes them', { timeout: 60_000 }, async () => {
+    const [w, h] = [2688, 1520];
+    const jpeg = jpegJs.encode({ data: Buffer.alloc(w * h * 4, 96), width: w, height: h }, 80).data;
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`;
+    const result = await runCli(['run', '--camera', url, '--db', join(tempDir(), 'counts.db'), '--duration', '4']);
+    expect(result.code, result.stderr).toBe(0);
+    const camera = printedCamera(result.stderr);
+    expect(camera.maxMegapixels).toBe(4.1);
+    // Before, every frame was refused: over the limit of 4 MP, then (raised) over jpeg-js's default 64 MB.
+    expect(result.stderr).not.toMatch(/TC_ERR_DECODE/);
+    expect(result.stderr).toContain('2688x1520 frames, analysed at'); // said at the first frame decoded
   });
 
   it('names a URL it cannot use as the --camera flag, its password hidden', async () => {

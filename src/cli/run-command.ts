@@ -4,7 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseCliArgs, numberFlag, decodeScaleFlag, flagText, PORT_RULE } from './parse-cli-args.js';
 import { loadConfigFile, validateConfig } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
-import { DAEMON_DEFAULTS } from '../config/defaults.js';
+import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/config-types.js';
 import { Daemon } from '../daemon.js';
 import { spawnCameraSim } from './spawn-camera-sim.js';
@@ -235,6 +235,10 @@ async function singleCameraConfig(url: string, tls: { readonly tlsFingerprint?: 
   }
   const { width, height, kind } = probed;
   const y = Math.round(height * 0.6);
+  // A camera larger than the default limit (a 2688x1520 "4 MP" camera is 4.1 MP) gets a limit that lets its frames
+  // in; without it, every frame the probe just read would be refused.
+  const megapixels = Math.ceil((width * height) / 1e5) / 10;
+  const limit = megapixels > CAMERA_DEFAULTS.maxMegapixels ? { maxMegapixels: megapixels } : {};
   const raw = {
     cameras: [
       {
@@ -242,6 +246,7 @@ async function singleCameraConfig(url: string, tls: { readonly tlsFingerprint?: 
         url: parsed.href,
         kind,
         ...tlsKeys,
+        ...limit,
         roi: [
           [0, 0],
           [width, 0],

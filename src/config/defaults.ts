@@ -10,9 +10,19 @@ export const CAMERA_DEFAULTS = {
   backoffInitialMs: 1_000, // first retry delay after a failed request
   backoffMaxMs: 60_000, // cap for the exponential backoff
   maxMegapixels: 4, // decoder refuses images larger than this (a 1280x720 frame is 0.92 MP)
-  maxDecodeMemoryMB: 64, // decoder memory limit per frame (jpeg-js maxMemoryUsageInMB)
+  maxDecodeMemoryMB: 64, // decoder memory limit per frame (jpeg-js maxMemoryUsageInMB); unset, at least enough for maxMegapixels (decodeMemoryFor)
   frozenAfterMs: 30_000, // a camera that answers but sends no new image for this long is reported frozen
 } as const;
+
+/**
+ * jpeg-js's working memory for a frame of `megapixels`, in MB: 21.2–21.7 MB per megapixel measured from 1280x720 to
+ * 3840x2160 (4:4:4, the most it needs), rounded up. The default maxDecodeMemoryMB is at least this for the camera's
+ * maxMegapixels, so that a frame the megapixel limit lets in is not refused for memory (at 64 MB, a 2560x1440 frame,
+ * 3.7 MP, was: it needs 78 MB).
+ */
+export function decodeMemoryFor(megapixels: number): number {
+  return Math.ceil(22 * megapixels);
+}
 
 export const DAEMON_DEFAULTS = {
   db: './data/counts.db', // SQLite file (created with its folder)

@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
-import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from './defaults.js';
+import { CAMERA_DEFAULTS, DAEMON_DEFAULTS, decodeMemoryFor } from './defaults.js';
 import type { CameraConfig, Config, LineConfig, Point } from './config-types.js';
 import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
 import { DECODERS } from '../decode/decoder-name.js';
@@ -217,6 +217,7 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
   if (backoffMaxMs < backoffInitialMs) {
     throw new ConfigError(`${path}.backoffMaxMs: must be at least backoffInitialMs (${backoffInitialMs}), got ${backoffMaxMs}`);
   }
+  const maxMegapixels = num(raw, 'maxMegapixels', path, d.maxMegapixels, 0.01, 100);
   return Object.freeze({
     id: cameraId,
     ...(url !== undefined ? { url } : {}),
@@ -226,8 +227,8 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
     maxBodyBytes: num(raw, 'maxBodyBytes', path, d.maxBodyBytes, 1024, 256 * 1024 * 1024, true),
     backoffInitialMs,
     backoffMaxMs,
-    maxMegapixels: num(raw, 'maxMegapixels', path, d.maxMegapixels, 0.01, 100),
-    maxDecodeMemoryMB: num(raw, 'maxDecodeMemoryMB', path, d.maxDecodeMemoryMB, 8, 4096),
+    maxMegapixels,
+    maxDecodeMemoryMB: num(raw, 'maxDecodeMemoryMB', path, Math.max(d.maxDecodeMemoryMB, decodeMemoryFor(maxMegapixels)), 8, 4096),
     frozenAfterMs: num(raw, 'frozenAfterMs', path, d.frozenAfterMs, 1_000, 86_400_000),
     ...tls,
     roi,
