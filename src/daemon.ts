@@ -15,7 +15,7 @@ import { abortableSleep } from './source/abortable-sleep.js';
 import { RepeatLog } from './repeat-log.js';
 import { LoadWindow, behindMessage, keepsUpMessage } from './load-window.js';
 import type { FrameSource, SourceStats } from './source/frame-source.js';
-import type { TrafficCounterError } from './errors.js';
+import { SourceError, type TrafficCounterError } from './errors.js';
 
 export interface DaemonLogger {
   info(msg: string): void;
@@ -312,7 +312,8 @@ export class Daemon implements AsyncDisposable {
     const p = this.#pipelines.get(camera.id);
     if (p) p.stats.lastError = err.message;
     this.#store.addFrameTicks(camera.id, Date.now(), { sourceErrors: 1 });
-    const { say, since } = log.say(err.code);
+    // Each cause on its own: an HTTP error's status too (a camera going from 500 to 404 to 401 says each).
+    const { say, since } = log.say(err instanceof SourceError && err.status !== undefined ? `${err.code} ${err.status}` : err.code);
     if (say) {
       // A warning (a boundary read anyway, an oversized part skipped) is not retried, also when it comes during a
       // failure streak, before the stream has delivered a frame.

@@ -13,7 +13,8 @@ export const REPEAT_AFTER_MS = 10 * 60_000;
 export const REPEAT_CODES = 32;
 
 /**
- * One per thing that fails (a camera's source, its decoding), with each code counted apart, so that two errors by
+ * One per thing that fails (a camera's source, its decoding), with each code counted apart (a "code" is what the
+ * caller says a cause is: the daemon gives a camera's HTTP errors their status too), so that two errors by
  * turns (a camera answering 503 and timing out) are each said once, not every time: say(code) tells whether to
  * log this occurrence, and how many times that code came since it was last said (this one included; 1 for a code
  * not seen before). A code's first occurrence is always said; so is the first of any code after reset().
