@@ -571,6 +571,25 @@ export class Daemon implements AsyncDisposable {
     await Promise.allSettled([...this.#pipelines.values()].map((p) => p.source.close()));
     await this.#channel.close(timeoutMs);
     await Promise.allSettled(this.#loops);
+    this.#storeWhatIsHeld();
+  }
+
+  /**
+   * For a forced exit (a second Ctrl-C while closing): counts and stores at once what the analyzers hold, without
+   * waiting for the frames still at the decoders or the analyzer's queue; the process is to exit right after.
+   * Returns how many frames were in flight, not analysed.
+   */
+  closeNow(): number {
+    this.#abort.abort();
+    clearInterval(this.#loadTimer);
+    const notAnalysed = this.#channel.stats().inFlight;
+    this.#storeWhatIsHeld();
+    return notAnalysed;
+  }
+
+  /** Counts what the analyzers hold and closes the store (idempotent: a store closed stays closed). */
+  #storeWhatIsHeld(): void {
+    if (this.#store.closed) return;
     // What an analyzer has not counted yet is stored, not lost with it: the frames of a start-up still
     // buffering (ended early, as at a replay's end) and the crossings it holds (see CameraAnalyzer.flush).
     for (const [cameraId, p] of this.#pipelines) {

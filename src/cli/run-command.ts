@@ -138,8 +138,18 @@ export async function runCommand(argv: string[]): Promise<number> {
       if (duration > 0) setTimeout(() => stop(`--duration ${duration}s elapsed`), duration * 1000).unref();
     });
     clearInterval(status);
-    // A second signal while closing forces the exit (the store has flushed on every timer tick anyway).
-    const force = () => process.exit(130);
+    // A second signal while closing forces the exit: what the analyzers hold (a start-up's buffered frames
+    // included) is counted and stored first; only the frames still at the decoders are not analysed.
+    const force = (signal: NodeJS.Signals) => {
+      let notAnalysed = 0;
+      try {
+        notAnalysed = daemon.closeNow();
+      } catch (err) {
+        log.warn(String(err));
+      }
+      log.warn(`second ${signal}: stopped at once; counts stored, ${notAnalysed} frame(s) still at the decoders not analysed`);
+      process.exit(130);
+    };
     process.once('SIGINT', force);
     process.once('SIGTERM', force);
     for (const c of cleanups.splice(0)) await c().catch((err: unknown) => log.warn(String(err)));

@@ -38,6 +38,8 @@ async function handle(msg: IpcToChild): Promise<void> {
 let chain = Promise.resolve();
 process.on('message', (msg: IpcToChild) => {
   chain = chain.then(() => handle(msg)).catch((err) => {
+    // The daemon gone (its pipe closed while a frame was on the way back): nothing to say, and nobody to say it to.
+    if (!process.connected) process.exit(0);
     process.stderr.write(`decoder child: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
   });
