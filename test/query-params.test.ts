@@ -55,6 +55,20 @@ test('times accept ISO 8601 with or without a zone, a date, or epoch ms, all mea
     expect(parseQueryParams({ bucket: 'minute', from }, 'cli').fromMs).toBe(ms);
   }
   expect(parseQueryParams({ bucket: 'day', to: '2024-05-01' }, 'cli').toMs).toBe(Date.UTC(2024, 4, 1));
+  // A '+' not encoded in a URL arrives as a space; the offset is still read as one.
+  expect(parseQueryParams({ bucket: 'minute', from: '2024-05-01T10:00:00 02:00' }, 'http').fromMs).toBe(ms);
+});
+
+test('epoch seconds are refused with the milliseconds to give, not read as a time in January 1970', () => {
+  expect(errorOf({ bucket: 'hour', from: '1714550400' }, 'http').message).toBe(
+    'from: 1714550400 as epoch milliseconds is 1970-01-20T20:15:50.400Z; for epoch seconds give 1714550400000, or an ISO 8601 time',
+  );
+  expect(parseQueryParams({ bucket: 'hour', from: '1714550400000' }, 'http').fromMs).toBe(Date.UTC(2024, 4, 1, 8, 0));
+});
+
+test('a time zone is named as given where this Node knows it by an older alias (Asia/Kolkata, not Asia/Calcutta)', () => {
+  expect(parseQueryParams({ bucket: 'hour', tz: 'Asia/Kolkata' }, 'cli').timeZone).toBe('Asia/Kolkata');
+  expect(parseQueryParams({ bucket: 'hour', tz: 'europe/berlin' }, 'cli').timeZone).toBe('Europe/Berlin');
 });
 
 test('valid parameters are returned with defaults: table on the CLI, json over HTTP', () => {

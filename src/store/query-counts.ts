@@ -107,7 +107,8 @@ const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\
  */
 export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefined {
   if (/^\d{1,15}$/.test(value)) return Number(value);
-  const m = ISO_RE.exec(value.trim());
+  // A '+' left unencoded in a URL's query arrives as a space: "2026-12-06T11:18:00 01:00" can only mean +01:00.
+  const m = ISO_RE.exec(value.trim().replace(/^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$/i, '$1+$2'));
   if (!m) return undefined;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
   const year = Number(y);
@@ -174,6 +175,11 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
     const v = optional(raw, key);
     if (v === undefined) continue;
     const ms = parseTimeInput(v, timeZone);
+    // Epoch seconds (10 digits today) read as milliseconds fall in January 1970, before any count: refused, not
+    // answered with every row since then.
+    if (/^\d{9,11}$/.test(v) && ms! < 1e11) {
+      throw new QueryError(`${name(key)}: ${v} as epoch milliseconds is ${new Date(ms!).toISOString()}; for epoch seconds give ${v}000, or an ISO 8601 time`);
+    }
     if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
       throw new QueryError(
         `${name(key)}: must be an ISO 8601 time (2024-05-01T08:00:00Z; no zone means ${where}), a date (2024-05-01, midnight ${where}) or epoch milliseconds; got ${echo(v)}`,

@@ -10,11 +10,15 @@
 export function canonicalTimeZone(name: string): string | undefined {
   const wanted = name === 'local' ? new Intl.DateTimeFormat().resolvedOptions().timeZone : name;
   if (/^(z|utc|gmt|etc\/(utc|gmt|uct|zulu|universal)|uct|zulu|universal)$/i.test(wanted)) return 'UTC';
+  let resolved: string;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: wanted }).resolvedOptions().timeZone;
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: wanted }).resolvedOptions().timeZone;
   } catch {
     return undefined;
   }
+  // Node's ICU resolves some current names to their old aliases (Asia/Kolkata to Asia/Calcutta, Europe/Kyiv to
+  // Europe/Kiev): the name as given is kept then, as the user knows it; only its case is put right otherwise.
+  return resolved.toLowerCase() === wanted.toLowerCase() ? resolved : wanted;
 }
 
 const MINUTE_MS = 60_000;
