@@ -1,4 +1,5 @@
 // Nothing listening on the camera's port: TC_ERR_SOURCE_NETWORK through onError, with backoff, no throw.
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { SourceError } from '../dist/src/errors.js';
 import { HttpSnapshotSource } from '../dist/src/source/http-snapshot-source.js';
@@ -32,5 +33,37 @@ describe('unreachable snapshot camera', () => {
     expect(errors[0].message).toContain('ECONNREFUSED');
     expect(source.stats().consecutiveFailures).toBe(3);
     expect(source.stats().nextRetryMs).toBeGreaterThan(0);
+  });
+
+  it('tells an image cut short (the camera answered, then closed mid-body) from a camera not reached', async () => {
+    // 100 of the 5,000 bytes promised, then the connection closes.
+    const server = createServer((sock) => {
+      sock.once('data', () => {
+        sock.write(`HTTP/1.1 200 OK\r\ncontent-type: image/jpeg\r\ncontent-length: 5000\r\n\r\n${'x'.repeat(100)}`);
+        setTimeout(() => sock.destroy(), 20);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+    const ac = new AbortController();
+    const errors: SourceError[] = [];
+    const source = new HttpSnapshotSource({
+      cameraId: 'cam1',
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`,
+      pollIntervalMs: 10,
+      timeoutMs: 2_000,
+      maxBodyBytes: 1 << 20,
+      backoffInitialMs: 10,
+      backoffMaxMs: 20,
+      onError: (err) => {
+        errors.push(err);
+        ac.abort();
+      },
+    });
+    onTestFinished(() => source.close());
+    await take(source.frames(ac.signal), 1);
+    expect(errors[0]!.code).toBe('TC_ERR_SOURCE_NETWORK');
+    expect(errors[0]!.message).toMatch(/answered HTTP 200, then the connection broke after 100 of 5000 bytes of the image \(.*\); the camera or a proxy cut it short/);
+    expect(errors[0]!.message).not.toContain('check the host and port');
   });
 });

@@ -138,6 +138,8 @@ export class HttpSnapshotSource implements FrameSource {
     if (this.#etag) headers['if-none-match'] = this.#etag;
     if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
     let newPicture = false;
+    // Once the image is being read: how much of it came, for a connection cut before its end.
+    let reading: { status: number; read: number; declared: number | undefined } | undefined;
     try {
       const answer = await requestCamera(this.#http, { cameraId, headers, signal: ctrl.signal, timeoutMs, timedOut: () => timedOut });
       const { res } = answer;
@@ -170,8 +172,10 @@ export class HttpSnapshotSource implements FrameSource {
       }
       const chunks: Uint8Array[] = [];
       let total = 0;
+      reading = { status: statusCode, read: 0, declared: Number.isFinite(declared) ? declared : undefined };
       for await (const chunk of body as AsyncIterable<Buffer>) {
         total += chunk.length;
+        reading.read = total;
         if (total > maxBodyBytes) {
           // Stop at once: the rest of an oversized body is never buffered.
           discardBody(body);
@@ -204,7 +208,7 @@ export class HttpSnapshotSource implements FrameSource {
       return { kind: 'frame', jpeg, capturedAt };
     } catch (err) {
       if (signal.aborted) throw err; // closing or the consumer's signal: not a camera failure
-      throw classifyRequestError(err, { cameraId, url, timeoutMs, timedOut });
+      throw classifyRequestError(err, { cameraId, url, timeoutMs, timedOut, body: reading });
     } finally {
       clearTimeout(timer);
       unlink();

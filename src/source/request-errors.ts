@@ -42,6 +42,8 @@ export interface RequestContext {
   readonly timeoutMs: number;
   /** True when our own overall timer aborted the request. */
   readonly timedOut: boolean;
+  /** Set once the camera had answered and its image was being read: the status, bytes read and declared. */
+  readonly body?: { readonly status: number; readonly read: number; readonly declared: number | undefined };
 }
 
 export function classifyRequestError(err: unknown, ctx: RequestContext): SourceError {
@@ -53,6 +55,16 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
       'TC_ERR_SOURCE_TIMEOUT',
       `camera ${ctx.cameraId}: GET ${ctx.url} timed out after timeoutMs=${ctx.timeoutMs} (${what}); ` +
         `check that the camera is reachable and not overloaded, or raise the camera's timeoutMs`,
+      { cause: err },
+    );
+  }
+  if (ctx.body !== undefined) {
+    // The camera was reached and answered: the host and port are right, the image was cut short.
+    const { status, read, declared } = ctx.body;
+    return new SourceError(
+      'TC_ERR_SOURCE_NETWORK',
+      `camera ${ctx.cameraId}: GET ${ctx.url} answered HTTP ${status}, then the connection broke after ${read}${declared !== undefined ? ` of ${declared}` : ''} bytes of the image ` +
+        `(${describe(err)}${code && !describe(err).includes(code) ? `, ${code}` : ''}); the camera or a proxy cut it short: check the camera's load and the network to it`,
       { cause: err },
     );
   }
