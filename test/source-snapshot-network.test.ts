@@ -5,23 +5,19 @@ import type { SourceError } from '../dist/src/errors.js';
 import { HttpSnapshotSource } from '../dist/src/source/http-snapshot-source.js';
 import { take, unusedPort } from './helpers/source-http.js';
 
+/** A snapshot source polling fast, retrying fast, its errors to `onError`. */
+function snapshotSource(url: string, onError: (err: SourceError) => void): HttpSnapshotSource {
+  return new HttpSnapshotSource({ cameraId: 'cam1', url, pollIntervalMs: 10, timeoutMs: 2_000, maxBodyBytes: 1 << 20, backoffInitialMs: 10, backoffMaxMs: 20, onError });
+}
+
 describe('unreachable snapshot camera', () => {
   it('reports connection refused as TC_ERR_SOURCE_NETWORK and keeps retrying until aborted', async () => {
     const url = `http://127.0.0.1:${await unusedPort()}/snapshot.jpg`;
     const ac = new AbortController();
     const errors: SourceError[] = [];
-    const source = new HttpSnapshotSource({
-      cameraId: 'cam1',
-      url,
-      pollIntervalMs: 10,
-      timeoutMs: 2_000,
-      maxBodyBytes: 1 << 20,
-      backoffInitialMs: 10,
-      backoffMaxMs: 20,
-      onError: (err) => {
-        errors.push(err);
-        if (errors.length === 3) ac.abort();
-      },
+    const source = snapshotSource(url, (err) => {
+      errors.push(err);
+      if (errors.length === 3) ac.abort();
     });
     onTestFinished(() => source.close());
 
@@ -47,18 +43,9 @@ describe('unreachable snapshot camera', () => {
     onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
     const ac = new AbortController();
     const errors: SourceError[] = [];
-    const source = new HttpSnapshotSource({
-      cameraId: 'cam1',
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`,
-      pollIntervalMs: 10,
-      timeoutMs: 2_000,
-      maxBodyBytes: 1 << 20,
-      backoffInitialMs: 10,
-      backoffMaxMs: 20,
-      onError: (err) => {
-        errors.push(err);
-        ac.abort();
-      },
+    const source = snapshotSource(`http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`, (err) => {
+      errors.push(err);
+      ac.abort();
     });
     onTestFinished(() => source.close());
     await take(source.frames(ac.signal), 1);
