@@ -231,11 +231,12 @@ export class Daemon implements AsyncDisposable {
         // The poll in flight when the daemon stops was cut short by us: not a frame the camera failed to give.
         onSlotCancelled: (timeMs: number) => this.#store.withdrawExpected(camera.id, timeMs),
         // A camera that refreshes more slowly than it is polled is up: its unchanged answers count as received.
-        // One that sends the same image for frozenAfterMs is said to be frozen, once.
-        // Not when the image it repeats was refused (see latestImageUsable).
+        // One that sends the same image for frozenAfterMs is said to be frozen, once, and is down from then on
+        // until a new image comes: a picture that does not change shows no traffic, so its zero is not a quiet road.
+        // Not received either when the image it repeats was refused (see latestImageUsable).
         onUnchanged: (timeMs: number) => {
           const p = this.#pipelines.get(camera.id);
-          if (p?.latestImageUsable !== false) this.#store.addFrameTicks(camera.id, timeMs, { received: 1, moved: p?.movedWarned ? 1 : 0 });
+          if (p?.latestImageUsable !== false && !(p && this.#isFrozen(p))) this.#store.addFrameTicks(camera.id, timeMs, { received: 1, moved: p?.movedWarned ? 1 : 0 });
           if (p && !p.frozenWarned && this.#isFrozen(p)) {
             p.frozenWarned = true;
             this.#log.warn(this.#frozenMessage(p));
