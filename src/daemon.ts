@@ -218,7 +218,15 @@ export class Daemon implements AsyncDisposable {
     this.#warnRenamedInCase();
     const startDelays = pollStartDelays(this.config.cameras);
     for (const [i, camera] of this.config.cameras.entries()) {
-      this.#store.registerCamera({ id: camera.id, pollIntervalMs: camera.pollIntervalMs, lines: camera.lines });
+      for (const { lineId, before } of this.#store.registerCamera({ id: camera.id, pollIntervalMs: camera.pollIntervalMs, lines: camera.lines })) {
+        const l = camera.lines.find((x) => x.id === lineId)!;
+        const ends = (from: readonly number[], to: readonly number[]): string => `(${from.join(', ')}) → (${to.join(', ')})`;
+        this.#log.warn(
+          `camera ${camera.id} line ${lineId}: drawn at ${ends(l.from, l.to)}, where the database ${this.config.db} last counted it at ` +
+            `${ends(before.from, before.to)}; its counts from before and from now are added up under one id: give the line a new id ` +
+            `to count it apart (the old one's history stays)`,
+        );
+      }
       const stats = { id: camera.id, framesAnalysed: 0, decodeErrors: 0, decodeErrorsByCode: {}, dropped: 0, analyzerErrors: 0, lastFrameAt: null, lastError: null };
       const sourceLog = new RepeatLog();
       const source = createSource(camera, {

@@ -1,6 +1,8 @@
+// What the daemon says at start about a configuration changed between runs against the counts already stored.
 // A camera renamed only in case between runs (cam1, now Cam1) leaves its counts under the old id, which the
-// database, the API and `query` tell apart by case: two cameras where the user meant one. The daemon says so once
-// at start, naming both ids and the fix; it renames nothing.
+// database, the API and `query` tell apart by case: two cameras where the user meant one. A line drawn elsewhere
+// under the same id has its counts from before and after added up. Each is said once, naming the fix; nothing is
+// renamed.
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import { Daemon } from '../dist/src/daemon.js';
@@ -12,9 +14,9 @@ import { tempDir } from './helpers/temp-dir.js';
 
 const line: LineConfig = { id: 'north', from: [0, 8], to: [16, 8] };
 
-/** Starts a daemon on `db` with one camera `id`; returns what it warned at start. */
-async function warningsAtStart(db: string, id: string, url: string): Promise<string[]> {
-  const config = validateConfig({ db, cameras: [{ id, url, pollIntervalMs: 1000, roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [line] }] });
+/** Starts a daemon on `db` with one camera `id` (counting `lines`); returns what it warned at start. */
+async function warningsAtStart(db: string, id: string, url: string, lines: LineConfig[] = [line]): Promise<string[]> {
+  const config = validateConfig({ db, cameras: [{ id, url, pollIntervalMs: 1000, roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines }] });
   const warned: string[] = [];
   const daemon = await Daemon.start(config, { log: { info: () => {}, warn: (m: string) => warned.push(m) } });
   onTestFinished(() => daemon.close());
@@ -46,4 +48,20 @@ it('warns once at start when the database holds a configured camera id in anothe
   // are in the database for good; a warning at every start, about the id just left, would only confuse).
   expect(await warningsAtStart(db, 'cam1', cam.url)).toEqual([]);
   expect(await warningsAtStart(db, 'Cam1', cam.url)).toEqual([]);
+});
+
+it('warns once at start when a line is drawn elsewhere than the database last counted it under its id', { timeout: 30_000 }, async () => {
+  const db = join(tempDir(), 'counts.db');
+  const cam = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(1)));
+  expect(await warningsAtStart(db, 'cam1', cam.url)).toEqual([]);
+  // The same ends written with other decimals: the same line.
+  expect(await warningsAtStart(db, 'cam1', cam.url, [{ id: 'north', from: [0.2, 8], to: [16, 8.1] }])).toEqual([]);
+
+  const moved: LineConfig = { id: 'north', from: [0, 12], to: [16, 12] };
+  expect(await warningsAtStart(db, 'cam1', cam.url, [moved, { id: 'south', from: [0, 4], to: [16, 4] }])).toEqual([
+    `camera cam1 line north: drawn at (0, 12) → (16, 12), where the database ${db} last counted it at (0.2, 8) → (16, 8.1); ` +
+      'its counts from before and from now are added up under one id: give the line a new id to count it apart (the old one\'s history stays)',
+  ]);
+  // Said at the first start after the move only.
+  expect(await warningsAtStart(db, 'cam1', cam.url, [moved])).toEqual([]);
 });

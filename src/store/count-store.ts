@@ -38,6 +38,12 @@ export interface CameraRegistration {
   readonly lines: readonly { readonly id: string; readonly from: readonly [number, number]; readonly to: readonly [number, number] }[];
 }
 
+/** A line registered again under its id with other ends (see registerCamera): where it was. */
+export interface LineRedrawn {
+  readonly lineId: string;
+  readonly before: { readonly from: readonly [number, number]; readonly to: readonly [number, number] };
+}
+
 export interface FrameTickDelta {
   expected?: number;
   received?: number;
@@ -233,8 +239,12 @@ export class CountStore implements AsyncDisposable {
     if (this.#closed) throw new StoreError(`${this.file}: ${what} after close(); the store is closed`);
   }
 
-  /** Records a camera and its counting lines; lines no longer listed are marked inactive (history kept). */
-  registerCamera(cam: CameraRegistration): void {
+  /**
+   * Records a camera and its counting lines; lines no longer listed are marked inactive (history kept). Returns the
+   * lines the database already held under the same id but drawn elsewhere (their stored ends, as they were), so the
+   * caller can say that their counts before and after are kept under one id.
+   */
+  registerCamera(cam: CameraRegistration): LineRedrawn[] {
     this.#checkOpen('registerCamera');
     if (typeof cam.id !== 'string' || !ID_RE.test(cam.id)) throw bad(`registerCamera id: must be a camera id, got ${JSON.stringify(cam.id)}`);
     if (!(Number.isFinite(cam.pollIntervalMs) && cam.pollIntervalMs > 0)) {
@@ -244,8 +254,20 @@ export class CountStore implements AsyncDisposable {
       if (typeof l.id !== 'string' || !ID_RE.test(l.id)) throw bad(`registerCamera ${cam.id}.lines id: must be a line id, got ${JSON.stringify(l.id)}`);
     }
     const db = this.#db;
+    const redrawn: LineRedrawn[] = [];
     try {
       db.transaction(() => {
+        const stored = db.prepare('SELECT line_id AS id, from_x, from_y, to_x, to_y FROM lines WHERE camera_id = ?').all(cam.id) as {
+          id: string; from_x: number; from_y: number; to_x: number; to_y: number;
+        }[];
+        const byId = new Map(stored.map((r) => [r.id, r]));
+        for (const l of cam.lines) {
+          const was = byId.get(l.id);
+          // Beyond a pixel's rounding: the same line written again with other decimals is the same line.
+          if (was && Math.max(Math.abs(was.from_x - l.from[0]), Math.abs(was.from_y - l.from[1]), Math.abs(was.to_x - l.to[0]), Math.abs(was.to_y - l.to[1])) > 0.5) {
+            redrawn.push({ lineId: l.id, before: { from: [was.from_x, was.from_y], to: [was.to_x, was.to_y] } });
+          }
+        }
         db.prepare(
           `INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES (?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET poll_interval_ms = excluded.poll_interval_ms, updated_ms = excluded.updated_ms`,
@@ -263,6 +285,7 @@ export class CountStore implements AsyncDisposable {
       throw new StoreError(`${this.file}: could not register camera ${cam.id} (${(err as Error).message}); ${WRITE_FIX}`, { cause: err });
     }
     this.#lines.set(cam.id, new Set(cam.lines.map((l) => l.id)));
+    return redrawn;
   }
 
   /**
