@@ -108,6 +108,8 @@ interface CameraPipeline {
    * a camera stuck on a picture that cannot be analysed is an outage, not a quiet road.
    */
   latestImageUsable: boolean | null;
+  /** The steps of the frame being analysed, while the event loop is let through between them (see #consume). */
+  stepping: Generator<CrossingEvent[], void, undefined> | null;
 }
 
 /** A camera that answers but has had no frame analysed for this long (or 5 poll intervals) gets a health warning. */
@@ -171,6 +173,8 @@ export class Daemon implements AsyncDisposable {
   readonly #loops: Promise<void>[] = [];
   #loadTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
+  /** closeNow() has stored what the analyzers held: the loop that analyses frames stops at its next turn. */
+  #closedNow = false;
 
   private constructor(config: Config, opts: DaemonOptions, store: CountStore, channel: FrameChannel) {
     this.config = config;
@@ -251,7 +255,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       }, { startDelayMs: startDelays[i] });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, recentFrames: new Float64Array(FRAMES_TO_FIND_A_MOVE), recentCount: 0, load: new LoadWindow(this.#loadWindowMs, Date.now()), resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, recentFrames: new Float64Array(FRAMES_TO_FIND_A_MOVE), recentCount: 0, load: new LoadWindow(this.#loadWindowMs, Date.now()), resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null, stepping: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -392,9 +396,17 @@ export class Daemon implements AsyncDisposable {
       try {
         // In steps, with the event loop let through between them: the frame that ends a camera's start-up is
         // ~0.5 s of work, which would otherwise hold up the HTTP API, the other cameras and their downloads.
-        for (const events of p.analyzer.steps({ width: f.width, height: f.height, scale: f.scale, data: f.data, timeMs: f.capturedAt })) {
-          this.#record(p, events);
-          await new Promise<void>((resolve) => setImmediate(resolve));
+        // closeNow() may come between two steps: it finishes them itself (p.stepping), and this loop stops.
+        const steps = p.analyzer.steps({ width: f.width, height: f.height, scale: f.scale, data: f.data, timeMs: f.capturedAt });
+        p.stepping = steps;
+        try {
+          for (const events of steps) {
+            this.#record(p, events);
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            if (this.#closedNow) return;
+          }
+        } finally {
+          p.stepping = null;
         }
         p.stats.framesAnalysed++;
         p.stats.lastFrameAt = f.capturedAt;
@@ -589,6 +601,7 @@ export class Daemon implements AsyncDisposable {
    * Returns how many frames were in flight, not analysed.
    */
   closeNow(): number {
+    this.#closedNow = true;
     this.#abort.abort();
     clearInterval(this.#loadTimer);
     const notAnalysed = this.#channel.stats().inFlight;
@@ -603,6 +616,11 @@ export class Daemon implements AsyncDisposable {
     // buffering (ended early, as at a replay's end) and the crossings it holds (see CameraAnalyzer.flush).
     for (const [cameraId, p] of this.#pipelines) {
       try {
+        // A frame whose steps were under way when closeNow() came (the frame that ends a start-up empties its
+        // buffer in its first steps): its remaining steps first, or flush() finds nothing to count.
+        const steps = p.stepping;
+        p.stepping = null;
+        if (steps) for (let r = steps.next(); !r.done; r = steps.next()) this.#record(p, r.value);
         this.#record(p, p.analyzer.flush());
       } catch (err) {
         // One camera's analyzer failing here must not keep the store from closing with every other count.

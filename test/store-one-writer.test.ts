@@ -1,7 +1,7 @@
 // One writer per count database: a second daemon started on the same file would store every vehicle twice. It is
 // refused at once, naming the process that counts there, and the file is free again as soon as that process ends,
 // however it ends (kill -9 included: no stale lock to clear by hand).
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import { CountStore, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
@@ -28,6 +28,35 @@ it('a second store on the same file is refused, naming the first, while reading 
   const second = CountStore.open(db);
   expect(second.totals('cam1')).toEqual([{ cameraId: 'cam1', lineId: 'a', in: 1, out: 0 }]);
   second.close();
+});
+
+it('the lock is the file\'s, whatever path names it; a damaged lock file is replaced; a path that is no database leaves none', () => {
+  const dir = tempDir();
+  const db = join(dir, 'counts.db');
+  const first = CountStore.open(db);
+  onTestFinished(() => first.close());
+  // A symlink to the database, or a path through `..`, is the same database: refused.
+  symlinkSync(db, join(dir, 'link.db'));
+  for (const other of [join(dir, 'link.db'), join(dir, '..', dir.split('/').pop()!, 'counts.db')]) {
+    expect(() => CountStore.open(other)).toThrow(/another traffic-counter \(pid \d+/);
+  }
+  first.close();
+
+  // A lock file that is not a SQLite file (damaged, or another program's): no one can hold it; it is replaced.
+  writeFileSync(`${db}-lock`, 'not a database');
+  CountStore.open(db).close();
+
+  // A mistyped --db (a folder) is refused by the database's own error, with no lock file left behind.
+  mkdirSync(join(dir, 'folder'));
+  expect(() => CountStore.open(join(dir, 'folder'))).toThrow(/cannot open the count database/);
+  expect(readdirSync(dir).sort()).toEqual(['counts.db', 'counts.db-lock', 'folder', 'link.db']);
+
+  // In memory: nothing to share, no lock, no file.
+  const a = CountStore.open(':memory:');
+  const b = CountStore.open(':memory:');
+  a.close();
+  b.close();
+  expect(existsSync(':memory:-lock')).toBe(false);
 });
 
 it('run on a database another run counts into exits 1 naming it; after that one is killed (-9), run starts', { timeout: 60_000 }, async () => {

@@ -227,7 +227,7 @@ export class CountStore implements AsyncDisposable {
       return new CountStore(file, db, lock, opts);
     } catch (err) {
       db?.close();
-      lock?.release();
+      lock?.discard();
       if (err instanceof TrafficCounterError) throw err;
       throw new StoreError(`${file}: cannot open the count database (${(err as Error).message}); check the path is a writable traffic-counter database`, {
         cause: err,

@@ -17,7 +17,8 @@ export function canonicalTimeZone(name: string): string | undefined {
     return undefined;
   }
   // Node's ICU resolves some current names to their old aliases (Asia/Kolkata to Asia/Calcutta, Europe/Kyiv to
-  // Europe/Kiev): the name as given is kept then, as the user knows it; only its case is put right otherwise.
+  // Europe/Kiev): the name is then kept as given, case included (Intl ignores case); a name that resolves to
+  // itself is given ICU's case (europe/berlin: Europe/Berlin).
   return resolved.toLowerCase() === wanted.toLowerCase() ? resolved : wanted;
 }
 

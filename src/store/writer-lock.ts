@@ -8,21 +8,46 @@
 // could give two writers two different files. It holds who took the lock last (process id, host, time), for the
 // message that refuses a second writer.
 
+import fs from 'node:fs';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { Database } from './sqlite-driver.js';
 import type { Database as Db } from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 
 export class WriterLock {
   #db: Db | undefined;
+  /** The lock file, when this lock created it (see discard). */
+  readonly #created: string | undefined;
 
-  private constructor(db: Db) {
+  private constructor(db: Db | undefined, created?: string) {
     this.#db = db;
+    this.#created = created;
   }
 
-  /** Takes the lock on `file` (the count database) or throws a StoreError naming the process that holds it. */
+  /**
+   * Takes the lock on `file` (the count database, whose folder exists) or throws a StoreError naming the process that
+   * holds it. An in-memory database (':memory:', '') has no other writer: no lock.
+   */
   static acquire(file: string): WriterLock {
-    const lockFile = `${file}-lock`;
+    if (file === ':memory:' || file === '') return new WriterLock(undefined);
+    // Named after the file itself, not the path given: a symlink or another spelling of the same database must meet
+    // the same lock (SQLite follows the link to the file).
+    const lockFile = `${realFile(file)}-lock`;
+    const created = !fs.existsSync(lockFile);
+    try {
+      return WriterLock.#take(file, lockFile, created);
+    } catch (err) {
+      // Not a SQLite file (damaged, or something else by that name): no traffic-counter can hold a lock on it.
+      if ((err as { cause?: { code?: string } }).cause?.code === 'SQLITE_NOTADB') {
+        fs.rmSync(lockFile, { force: true });
+        return WriterLock.#take(file, lockFile, true);
+      }
+      throw err;
+    }
+  }
+
+  static #take(file: string, lockFile: string, created: boolean): WriterLock {
     let db: Db | undefined;
     try {
       db = new Database(lockFile);
@@ -36,7 +61,7 @@ export class WriterLock {
       db.prepare('INSERT INTO owner (pid, host, since) VALUES (?, ?, ?)').run(process.pid, hostname(), new Date().toISOString());
       db.exec('COMMIT');
       db.exec('BEGIN IMMEDIATE');
-      return new WriterLock(db);
+      return new WriterLock(db, created ? lockFile : undefined);
     } catch (err) {
       const busy = (err as { code?: string }).code?.startsWith('SQLITE_BUSY') === true;
       const owner = busy && db ? describeOwner(db) : '';
@@ -58,6 +83,24 @@ export class WriterLock {
     this.#db = undefined;
     if (!db) return;
     db.close(); // the open transaction, which wrote nothing, is rolled back
+  }
+
+  /**
+   * Lets go after the database itself could not be opened (a folder, a file that is not a database): the lock file is
+   * removed too when this lock created it, so that a mistyped --db leaves nothing behind.
+   */
+  discard(): void {
+    this.release();
+    if (this.#created !== undefined) fs.rmSync(this.#created, { force: true });
+  }
+}
+
+/** The file `file` names, links followed (its folder's, for a file not created yet). */
+function realFile(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.join(fs.realpathSync(path.dirname(path.resolve(file))), path.basename(file));
   }
 }
 
