@@ -112,6 +112,17 @@ export async function runCommand(argv: string[]): Promise<number> {
         ),
     });
     cleanups.unshift(() => daemon.close());
+    // Listening for the signals before saying that it counts: a signal sent the moment that line is read (a
+    // supervisor, a test) found no handler yet and killed the process without its flush.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = (why: string) => {
+        log.info(`${why}: flushing counts and stopping`);
+        resolve();
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      if (duration > 0) setTimeout(() => stop(`--duration ${duration}s elapsed`), duration * 1000).unref();
+    });
     log.info(`counting ${config.cameras.length} camera(s) over the ${daemon.stats().channel.channel} channel; database ${describeDbPath(config.db)}`);
 
     if (values.http !== undefined || config.httpPort > 0) {
@@ -128,15 +139,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     }, 30_000);
     status.unref();
 
-    await new Promise<void>((resolve) => {
-      const stop = (why: string) => {
-        log.info(`${why}: flushing counts and stopping`);
-        resolve();
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      if (duration > 0) setTimeout(() => stop(`--duration ${duration}s elapsed`), duration * 1000).unref();
-    });
+    await stopped;
     clearInterval(status);
     // A second signal while closing forces the exit: what the analyzers hold (a start-up's buffered frames
     // included) is counted and stored first; only the frames still at the decoders are not analysed.
