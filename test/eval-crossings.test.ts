@@ -95,4 +95,31 @@ describe('traffic-counter eval with a truth file that lists its crossings', () =
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).not.toHaveProperty('crossings');
   }, 60_000);
+
+  it('refuses a listed crossing it cannot score, by its place in the list, and says where totals and crossings disagree', async () => {
+    const dir = join(tempDir(), 'clip');
+    mkdirSync(dir);
+    const clip = await renderClip({ dir, seed: 3, fps: 2, durationSec: 6 });
+    const doc = JSON.parse(readFileSync(clip.truthPath, 'utf8')) as { lines: Record<string, { in: number; out: number }> };
+    const [line] = Object.keys(doc.lines);
+    const truth = join(dir, 'truth-edited.json');
+    const evalWith = (events: unknown[], lines: unknown = doc.lines) => {
+      writeFileSync(truth, JSON.stringify({ lines, events }));
+      return runCli(['eval', '--config', clip.configPath, '--frames', join(dir, 'frames'), '--fps', '2', '--truth', truth, '--json']);
+    };
+    const good = { t: 1, line, direction: 'in' };
+    for (const [bad, message] of [
+      [{ ...good, line: 'nope' }, `events[1].line: must be one of the config's lines "${line}"`],
+      [{ ...good, direction: 'sideways' }, 'events[1].direction: must be "in" or "out", got "sideways"'],
+      [{ ...good, t: 'abc' }, 'events[1].t: must be a number of seconds from the first frame, got "abc"'],
+    ] as const) {
+      const r = await evalWith([good, bad]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`--truth ${truth}: ${message}`);
+    }
+    // Totals that the list does not add up to: scored as given, with a warning naming both.
+    const r = await evalWith([good], { [line!]: { in: 5, out: 0 } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`lines.${line}.in is 5, but events list 1 such crossings`);
+  }, 60_000);
 });

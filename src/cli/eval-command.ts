@@ -54,7 +54,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const truth = validateTruth(rawTruth, truthPath);
   const lineIds = config.cameras[0]!.lines.map((l) => l.id);
   checkTruthLines(truth, lineIds, `--truth ${values.truth}`, `--config ${values.config}`);
-  const events = truthEvents(rawTruth);
+  const events = truthEvents(truth, rawTruth, `--truth ${values.truth}`, lineIds, (m) => process.stderr.write(`traffic-counter: warning: ${m}\n`));
   const counted: CrossingEvent[] = [];
   const result = await replayDirectory(config, {
     framesDir: requireFlag('eval', 'frames', values.frames),

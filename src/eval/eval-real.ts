@@ -58,8 +58,9 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
     const truthPath = join(base, 'truth.json');
     const rawTruth = readTruthJson(truthPath);
     const truth = validateTruth(rawTruth, truthPath);
-    checkTruthLines(truth, config.cameras.flatMap((c) => c.lines.map((l) => l.id)), truthPath, join(base, 'config.json'));
-    const events = truthEvents(rawTruth);
+    const lineIds = config.cameras.flatMap((c) => c.lines.map((l) => l.id));
+    checkTruthLines(truth, lineIds, truthPath, join(base, 'config.json'));
+    const events = truthEvents(truth, rawTruth, truthPath, lineIds, (m) => process.stderr.write(`warning: ${m}\n`));
     const count = async (every: number, first: number) => {
       const auto: { id: string; in: number; out: number }[] = [];
       const counted: { lineId: string; direction: Direction; t: number }[] = [];

@@ -216,16 +216,34 @@ export function readTruthJson(path: string): unknown {
  * The `events` list of a truth file's JSON (each with `t` in s from the first frame, `line` or `lineId`, and
  * `direction`), or undefined when it has none or one without times.
  */
-export function truthEvents(raw: unknown): TruthEvent[] | undefined {
+export function truthEvents(truth: TruthFile, raw: unknown, source: string, lineIds: readonly string[], warn: (message: string) => void): TruthEvent[] | undefined {
   const doc = raw as { events?: unknown; startSec?: unknown };
-  if (!Array.isArray(doc.events) || doc.events.length === 0) return undefined;
+  if (doc.events === undefined || (Array.isArray(doc.events) && doc.events.length === 0)) return undefined;
+  if (!Array.isArray(doc.events)) throw new ConfigError(`${source}: events: must be a list of {"t": seconds, "line": id, "direction": "in" or "out"}`);
+  // A list of crossings without times cannot be paired with the counted ones: only the totals are scored.
+  if (doc.events.every((e) => typeof e === 'object' && e !== null && (e as Record<string, unknown>).t === undefined)) return undefined;
   // The simulator's clips give times on the scene's clock, starting at startSec.
   const t0 = typeof doc.startSec === 'number' ? doc.startSec : 0;
   const out: TruthEvent[] = [];
-  for (const e of doc.events as Record<string, unknown>[]) {
-    const line = e?.line ?? e?.lineId;
-    if (!Number.isFinite(e?.t) || typeof line !== 'string' || (e.direction !== 'in' && e.direction !== 'out')) return undefined;
-    out.push({ t: (e.t as number) - t0, line, direction: e.direction });
+  for (const [i, e] of (doc.events as unknown[]).entries()) {
+    const rec = (typeof e === 'object' && e !== null ? e : {}) as Record<string, unknown>;
+    const line = rec.line ?? rec.lineId;
+    const problem = !Number.isFinite(rec.t)
+      ? `t: must be a number of seconds from the first frame, got ${JSON.stringify(rec.t) ?? 'nothing'}`
+      : typeof line !== 'string' || !lineIds.includes(line)
+        ? `line: must be one of the config's lines ${lineIds.map((id) => JSON.stringify(id)).join(', ')}, got ${JSON.stringify(line) ?? 'nothing'}`
+        : rec.direction !== 'in' && rec.direction !== 'out'
+          ? `direction: must be "in" or "out", got ${JSON.stringify(rec.direction) ?? 'nothing'}`
+          : undefined;
+    if (problem !== undefined) throw new ConfigError(`${source}: events[${i}].${problem}`);
+    out.push({ t: (rec.t as number) - t0, line: line as string, direction: rec.direction as Direction });
+  }
+  // The totals and the crossings listed should be the same count: a mismatch is a slip in one of them.
+  for (const [id, want] of Object.entries(truth.lines)) {
+    for (const dir of ['in', 'out'] as const) {
+      const listed = out.filter((e) => e.line === id && e.direction === dir).length;
+      if (listed !== want[dir]) warn(`${source}: lines.${id}.${dir} is ${want[dir]}, but events list ${listed} such crossings; the totals are scored as given, the crossings one by one as listed`);
+    }
   }
   return out;
 }
