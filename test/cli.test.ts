@@ -17,6 +17,12 @@ describe('traffic-counter CLI', () => {
     expect(r.stdout).toContain(`Usage: traffic-counter ${cmd}`);
   });
 
+  it('decoder --connect refuses a port out of range, naming where the right one is told', async () => {
+    const r = await runCli(['decoder', '--connect', 'tcp://127.0.0.1:99999']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--connect: must be tcp://HOST:PORT with PORT 1-65535 (the daemon\'s zeromqEndpoint, which its log names), got "tcp://127.0.0.1:99999"');
+  });
+
   it('rejects an unknown command and an unknown flag with exit code 2', async () => {
     const a = await runCli(['count-everything']);
     expect(a.code).toBe(2);

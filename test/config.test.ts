@@ -165,6 +165,15 @@ describe('config validation', () => {
     expect(errorOf(() => applyOverrides(base, { decoders: 0 })).message).toMatch(/^--decoders: 0 local decoders needs/);
   });
 
+  it('refuses a tcp:// zeromqEndpoint without a port from 0 to 65535 (ZeroMQ bound 99999 to some other port, silently)', () => {
+    for (const zeromqEndpoint of ['tcp://127.0.0.1:99999', 'tcp://127.0.0.1', 'tcp://127.0.0.1:port']) {
+      expect(errorOf(() => validateConfig({ cameras: [camera()], channel: 'zeromq', zeromqEndpoint })).message).toBe(
+        `zeromqEndpoint: must be "ipc://PATH" or "tcp://HOST:PORT" with PORT 0-65535 (0: any free port, named in the log), got "${zeromqEndpoint}"`,
+      );
+    }
+    expect(validateConfig({ cameras: [camera()], channel: 'zeromq', zeromqEndpoint: 'tcp://0.0.0.0:0' }).zeromqEndpoint).toBe('tcp://0.0.0.0:0');
+  });
+
   it.each([
     ['/stream.mjpg', 'mjpeg'],
     ['/axis-cgi/mjpg/video.cgi', 'mjpeg'],

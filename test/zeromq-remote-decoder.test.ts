@@ -5,9 +5,9 @@ import { ZeromqChannel } from '../dist/src/channel/zeromq-channel.js';
 import { runZeromqDecoder } from '../dist/src/decode/zeromq-decoder.js';
 import { LIMITS, makeJpeg, sha1 } from './helpers/jpeg-fixtures.js';
 
-function startDecoder(connect: string): { stop: () => Promise<void> } {
+function startDecoder(connect: string, onStatus?: (message: string) => void): { stop: () => Promise<void> } {
   const ac = new AbortController();
-  const running = runZeromqDecoder({ connect, decoder: 'jpeg-js', signal: ac.signal });
+  const running = runZeromqDecoder({ connect, decoder: 'jpeg-js', signal: ac.signal, onStatus });
   const stop = async (): Promise<void> => {
     ac.abort();
     await running;
@@ -55,13 +55,18 @@ test('frames are decoded by remote decoders that connect, leave and come back', 
   onTestFinished(() => ch.close());
   await ch.start();
   expect(ch.endpoint).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
+  // The port bound for tcp://127.0.0.1:0 is told (the daemon's log and /api/health name it), not 0.
+  expect(ch.stats().endpoint).toBe(ch.endpoint);
+  expect(ch.endpoint).not.toMatch(/:0$/);
   const frames = Array.from({ length: 6 }, (_, k) => makeJpeg(160, 90, k));
   const submit = (s: number): void => ch.submit({ cameraId: 'cam', seq: s, capturedAt: s, jpeg: frames[s]!.jpeg }, LIMITS);
 
   // Work submitted before any decoder is connected waits (bounded by maxInFlight) and is picked up later.
   submit(0);
-  const first = startDecoder(ch.endpoint);
+  const said: string[] = [];
+  const first = startDecoder(ch.endpoint, (m) => said.push(m));
   const out0 = await ch.next();
+  expect(said).toEqual([`connected to the analyzer at ${ch.endpoint}; decoding its frames`]);
   expect(out0?.kind === 'frame' && sha1(out0.frame.data)).toBe(frames[0]!.sha1);
 
   await first.stop(); // says 'bye': the analyzer stops counting on it at once

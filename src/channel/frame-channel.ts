@@ -20,6 +20,8 @@ export interface ChannelStats {
   inFlight: number;
   /** The most frames in flight now; beyond it one is dropped (zeromq: grows with the decoders connected). */
   maxInFlight: number;
+  /** zeromq over tcp://: where remote decoders connect (`traffic-counter decoder --connect`), the port as bound. */
+  endpoint?: string;
 }
 
 export interface FrameChannelOptions {

@@ -465,7 +465,8 @@ export class ZeromqChannel implements FrameChannel {
   }
 
   stats(): ChannelStats {
-    return this.#queue.stats(this.name, this.#restarts);
+    const stats = this.#queue.stats(this.name, this.#restarts);
+    return this.endpoint.startsWith('tcp://') ? { ...stats, endpoint: this.endpoint } : stats;
   }
 
   /** Connected decoders (local and remote). */

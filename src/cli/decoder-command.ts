@@ -23,12 +23,16 @@ export async function decoderCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const connect = requireFlag('decoder', 'connect', values.connect);
-  if (!/^tcp:\/\/[^:]+:\d+$/.test(connect)) throw new UsageError(`--connect: must be tcp://HOST:PORT, got "${connect}"`);
+  const port = /^tcp:\/\/[^:]+:(\d+)$/.exec(connect)?.[1];
+  if (port === undefined || Number(port) < 1 || Number(port) > 65_535) {
+    throw new UsageError(`--connect: must be tcp://HOST:PORT with PORT 1-65535 (the daemon's zeromqEndpoint, which its log names), got "${connect}"`);
+  }
   const decoder = values.decoder ?? 'jpeg-js';
   if (!isDecoderName(decoder)) throw new UsageError(`--decoder: must be one of ${DECODERS.join(', ')}, got "${decoder}"`);
   const ac = new AbortController();
   process.once('SIGINT', () => ac.abort());
   process.once('SIGTERM', () => ac.abort());
-  await runZeromqDecoder({ connect, decoder, signal: ac.signal });
+  process.stderr.write(`${new Date().toISOString()}  decoder (${decoder}) connecting to ${connect}; Ctrl-C to stop\n`);
+  await runZeromqDecoder({ connect, decoder, signal: ac.signal, onStatus: (m) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`) });
   return 0;
 }

@@ -123,7 +123,9 @@ export async function runCommand(argv: string[]): Promise<number> {
       process.once('SIGTERM', () => stop('SIGTERM'));
       if (duration > 0) setTimeout(() => stop(`--duration ${duration}s elapsed`), duration * 1000).unref();
     });
-    log.info(`counting ${config.cameras.length} camera(s) over the ${daemon.stats().channel.channel} channel; database ${describeDbPath(config.db)}`);
+    const { channel: channelName, endpoint } = daemon.stats().channel;
+    const decodersAt = endpoint !== undefined ? ` (decoders connect to ${endpoint})` : '';
+    log.info(`counting ${config.cameras.length} camera(s) over the ${channelName} channel${decodersAt}; database ${describeDbPath(config.db)}`);
 
     if (values.http !== undefined || config.httpPort > 0) {
       const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });

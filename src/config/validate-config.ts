@@ -305,8 +305,12 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
   if (raw.db !== undefined && (typeof raw.db !== 'string' || raw.db.length === 0)) {
     throw new ConfigError(`db: must be a file path for the SQLite database, got ${describe(raw.db)}`);
   }
-  if (raw.zeromqEndpoint !== undefined && raw.zeromqEndpoint !== '' && (typeof raw.zeromqEndpoint !== 'string' || !/^(ipc|tcp):\/\/.+/.test(raw.zeromqEndpoint))) {
-    throw new ConfigError(`zeromqEndpoint: must be "ipc://PATH" or "tcp://HOST:PORT", got ${describe(raw.zeromqEndpoint)}`);
+  if (
+    raw.zeromqEndpoint !== undefined &&
+    raw.zeromqEndpoint !== '' &&
+    (typeof raw.zeromqEndpoint !== 'string' || !/^(ipc:\/\/.+|tcp:\/\/[^/]+:\d+)$/.test(raw.zeromqEndpoint) || Number(/:(\d+)$/.exec(raw.zeromqEndpoint)?.[1] ?? 0) > 65_535)
+  ) {
+    throw new ConfigError(`zeromqEndpoint: must be "ipc://PATH" or "tcp://HOST:PORT" with PORT 0-65535 (0: any free port, named in the log), got ${describe(raw.zeromqEndpoint)}`);
   }
   if (raw.httpHost !== undefined && (typeof raw.httpHost !== 'string' || raw.httpHost.length === 0)) {
     throw new ConfigError(`httpHost: must be an address to bind, e.g. "127.0.0.1", got ${describe(raw.httpHost)}`);

@@ -20,7 +20,12 @@ export interface ZeromqDecoderOptions {
   readonly routingId?: string;
   /** While idle, the decoder re-announces itself this often, so an analyzer that restarted finds it again. */
   readonly announceIntervalMs?: number;
+  /** Told when the connection to the analyzer is made or lost, and when none is made within NO_ANALYZER_MS. */
+  readonly onStatus?: (message: string) => void;
 }
+
+/** A decoder that has found no analyzer this long after it started says so (onStatus). */
+const NO_ANALYZER_MS = 10_000;
 
 export const ZMQ_SOCKET_DEFAULTS = {
   sendHighWaterMark: 2, // messages per peer; the credit protocol keeps at most one job/frame in flight anyway
@@ -45,8 +50,24 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   });
   // Whether an analyzer is at the other end: the ZMTP handshake is done and the connection has not dropped since.
   let connected = false;
-  sock.events.on('handshake', () => (connected = true));
-  sock.events.on('disconnect', () => (connected = false));
+  // Nothing to say once stopping (the connection closes then by our own hand).
+  const status = (message: string): void => {
+    if (!opts.signal?.aborted) opts.onStatus?.(message);
+  };
+  sock.events.on('handshake', () => {
+    connected = true;
+    status(`connected to the analyzer at ${opts.connect}; decoding its frames`);
+  });
+  sock.events.on('disconnect', () => {
+    connected = false;
+    status(`lost the analyzer at ${opts.connect}; waiting for it to come back`);
+  });
+  const lonely = setTimeout(() => {
+    if (!connected) {
+      status(`no analyzer at ${opts.connect} after ${NO_ANALYZER_MS / 1000} s; check that a daemon runs there with "channel": "zeromq" and that endpoint (its log names it), and that the port is open`);
+    }
+  }, NO_ANALYZER_MS);
+  lonely.unref();
   const close = (): void => {
     // With no analyzer connected, what is queued ('ready', 'bye', a frame) is worthless: the analyzer it was for
     // lost the connection (it can no longer route a job here, and drops a job it held after decodeTimeoutMs), and
@@ -89,6 +110,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
     if (!sock.closed) throw err;
   } finally {
     clearInterval(announce);
+    clearTimeout(lonely);
     opts.signal?.removeEventListener('abort', onAbort);
     if (!sock.closed) close();
   }
