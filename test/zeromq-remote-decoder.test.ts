@@ -27,6 +27,28 @@ async function waitFor(what: string, cond: () => boolean): Promise<void> {
 /** The job id of a job message a hand-driven decoder received. */
 const jobId = (msg: Buffer | undefined): number => (JSON.parse(msg!.toString('utf8')) as { job: number }).job;
 
+/** A hand-driven decoder's answer to `job`: a 160x90 frame of camera 'cam' at `seq`. */
+const frameAnswer = (job: Buffer | undefined, seq: number): [string, Buffer] => [
+  JSON.stringify({ type: 'frame', job: jobId(job), header: { cameraId: 'cam', seq, capturedAt: seq, width: 160, height: 90, scale: 1, decodeMs: 1 } }),
+  Buffer.alloc(160 * 90 * 4),
+];
+
+/**
+ * A hand-driven decoder given frame 0 of camera 'cam', which it does not answer within decodeTimeoutMs (forgotten);
+ * it then says 'ready' again and is given frame 1. Returns it and the two jobs it received.
+ */
+async function timedOutAndBack(ch: ZeromqChannel): Promise<{ slow: import('zeromq').Dealer; job0: Buffer | undefined; job1: Buffer | undefined }> {
+  const small = makeJpeg(160, 90, 0);
+  const slow = await rogueDecoder(ch);
+  ch.submit({ cameraId: 'cam', seq: 0, capturedAt: 0, jpeg: small.jpeg }, LIMITS);
+  const [job0] = await slow.receive();
+  await waitFor('its job to time out', () => ch.decoderCount === 0 && ch.stats().dropped === 1);
+  await slow.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'rogue' })]);
+  ch.submit({ cameraId: 'cam', seq: 1, capturedAt: 1, jpeg: small.jpeg }, LIMITS);
+  const [job1] = await slow.receive();
+  return { slow, job0, job1 };
+}
+
 /** A hand-driven DEALER that announces itself as a decoder, connected once the channel counts it. */
 async function rogueDecoder(ch: ZeromqChannel): Promise<import('zeromq').Dealer> {
   const { Dealer } = await import('zeromq');
@@ -222,19 +244,10 @@ test('the only decoder, slow on its first job, gets the next frame when it comes
   const ch = new ZeromqChannel({ maxInFlight: 2, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0', decodeTimeoutMs: 1_000 });
   onTestFinished(() => ch.close());
   await ch.start();
-  const small = makeJpeg(160, 90, 0);
-  const slow = await rogueDecoder(ch);
-  ch.submit({ cameraId: 'cam', seq: 0, capturedAt: 0, jpeg: small.jpeg }, LIMITS);
-  const [job0] = await slow.receive();
-  await waitFor('its job to time out', () => ch.decoderCount === 0 && ch.stats().dropped === 1);
   // Back, and fast now: it is the only decoder there, so it gets the next frame at once and returns it.
-  await slow.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'rogue' })]);
-  ch.submit({ cameraId: 'cam', seq: 1, capturedAt: 1, jpeg: small.jpeg }, LIMITS);
-  const [job1] = await slow.receive();
-  const held = jobId(job1);
-  expect(held).not.toBe(jobId(job0));
-  const header = { cameraId: 'cam', seq: 1, capturedAt: 1, width: 160, height: 90, scale: 1, decodeMs: 1 };
-  await slow.send([JSON.stringify({ type: 'frame', job: held, header }), Buffer.alloc(160 * 90 * 4)]);
+  const { slow, job0, job1 } = await timedOutAndBack(ch);
+  expect(jobId(job1)).not.toBe(jobId(job0));
+  await slow.send(frameAnswer(job1, 1));
   const out = await ch.next();
   expect(out?.kind === 'frame' && out.frame.seq).toBe(1);
 });
@@ -262,6 +275,49 @@ test('what a decoder sends cannot speak for other frames or stop the channel: ma
   expect(refused?.kind === 'error' && refused.failure).toMatchObject({ cameraId: 'cam', seq: 8, code: 'TC_ERR_DECODE_SIZE_MISMATCH' });
   // The channel still reads its decoders' messages.
   await leaveForRealDecoder(ch, rogue, 9);
+});
+
+test('a frame late at a decoder that stopped answering goes to an idle one too, and no frame waits for decodeTimeoutMs', async () => {
+  const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0', decodeTimeoutMs: 60_000 });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  const small = makeJpeg(160, 90, 0);
+  const submit = (seq: number): void => ch.submit({ cameraId: 'cam', seq, capturedAt: seq, jpeg: small.jpeg }, LIMITS);
+  // A decoder that answers its first job, then stops (a host suspended, a process stopped, a cable pulled).
+  const stuck = await rogueDecoder(ch);
+  submit(0);
+  const [job0] = await stuck.receive();
+  await stuck.send(frameAnswer(job0, 0));
+  expect((await ch.next())?.kind).toBe('frame');
+  let jobsAtStuck = 0;
+  void (async () => { for await (const _ of stuck) jobsAtStuck++; })().catch(() => undefined);
+
+  startDecoder(ch.endpoint);
+  await waitFor('the second decoder', () => ch.decoderCount === 2);
+  // Frame 1 goes to the stuck decoder (it has answered before), frame 2 to the other, which answers at once.
+  const started = Date.now();
+  submit(1);
+  submit(2);
+  for (const seq of [1, 2]) {
+    const out = await ch.next();
+    expect(out?.kind === 'frame' && [out.frame.seq, sha1(out.frame.data)]).toEqual([seq, small.sha1]);
+  }
+  expect(jobsAtStuck).toBe(1);
+  expect(Date.now() - started).toBeLessThan(30_000);
+  expect(ch.stats()).toMatchObject({ delivered: 3, dropped: 0 });
+});
+
+test('a decoder back after a stall answers its old job first: that stale answer is ignored, not taken for a confused one', async () => {
+  const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0', decodeTimeoutMs: 1_000 });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  // Back: it says 'ready', is given frame 1, and only then does its answer to frame 0 arrive.
+  const { slow, job0, job1 } = await timedOutAndBack(ch);
+  await slow.send(frameAnswer(job0, 0));
+  await slow.send(frameAnswer(job1, 1));
+  const out = await ch.next();
+  expect(out?.kind === 'frame' && out.frame.seq).toBe(1);
+  expect(ch.stats()).toMatchObject({ delivered: 1, dropped: 1 });
 });
 
 test('a decoder that returns a frame over the camera\'s megapixel limit has it refused as too large, and frames still flow', async () => {

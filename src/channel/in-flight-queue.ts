@@ -169,10 +169,13 @@ export class InFlightQueue {
     return this.#entries.find((e) => e.id === id);
   }
 
-  /** Records a decoder's result; ignored (and the frame released) if the entry was dropped meanwhile. */
+  /**
+   * Records a decoder's result; ignored (and the frame released) if the entry was dropped meanwhile, or is done
+   * already (a frame sent to a second decoder when the first was late: the first answer counts).
+   */
   complete(id: number, output: ChannelOutput): void {
     const entry = this.get(id);
-    if (!entry) {
+    if (!entry || entry.state === 'done') {
       if (output.kind === 'frame') output.frame.release();
       return;
     }

@@ -53,6 +53,14 @@ const TRIALS_OUT_MAX = 4;
 const TRIAL_RETRY_MS = 30_000;
 const TRIAL_RETRY_MAX_MS = 600_000;
 const MESSAGE_TYPES = new Set<unknown>(['ready', 'bye', 'frame', 'decode-error']);
+/**
+ * A frame at a decoder this many times the usual time a frame takes (an average of the answers, see #rttMs), and at
+ * least HEDGE_MIN_MS, is sent to an idle decoder that has answered before as well; the first answer counts. A decoder
+ * stopped, hung or cut off (its connection gone without a word) then holds back the frames behind its own for that
+ * long instead of decodeTimeoutMs (10 s).
+ */
+const HEDGE_FACTOR = 5;
+const HEDGE_MIN_MS = 300;
 /** Failed peers remembered, at most (the oldest is forgotten first). */
 const FAILURES_KEPT = 1_024;
 
@@ -113,6 +121,7 @@ export class ZeromqChannel implements FrameChannel {
   readonly #ipcFile: string | undefined;
   #bindEndpoint: string;
   #connectEndpoint = '';
+  #boundEndpoint: string | undefined;
   #peerNum = 0;
   #restarts = 0;
   #started: Promise<void> | undefined;
@@ -122,6 +131,8 @@ export class ZeromqChannel implements FrameChannel {
   #stopping = false;
   #watchdog: NodeJS.Timeout | undefined;
   #lastCheck = 0;
+  /** The time from a job sent to its frame accepted, averaged over the latest answers (undefined before the first). */
+  #rttMs: number | undefined;
   #receiving: Promise<void> | undefined;
 
   constructor(opts: ZeromqChannelOptions) {
@@ -153,7 +164,8 @@ export class ZeromqChannel implements FrameChannel {
 
   /** The endpoint the analyzer is bound to (after start), e.g. tcp://0.0.0.0:40123; remote decoders connect here. */
   get endpoint(): string {
-    return this.#router.lastEndpoint ?? this.#bindEndpoint;
+    // As bound, kept: a closed socket's lastEndpoint throws (ENOTSOCK), and stats() are read after close() too.
+    return this.#boundEndpoint ?? this.#router.lastEndpoint ?? this.#bindEndpoint;
   }
 
   start(): Promise<void> {
@@ -169,6 +181,7 @@ export class ZeromqChannel implements FrameChannel {
     } catch (err) {
       throw new ChannelError('TC_ERR_CHANNEL_START', `zeromq channel: cannot bind ${this.#bindEndpoint}: ${(err as Error).message}; pick another zeromqEndpoint`, { cause: err });
     }
+    this.#boundEndpoint = this.#router.lastEndpoint ?? this.#bindEndpoint;
     // Local children connect to loopback when the analyzer binds every interface.
     this.#connectEndpoint = this.endpoint.replace(/^tcp:\/\/(0\.0\.0\.0|\*)/, 'tcp://127.0.0.1');
     this.#receiving = this.#receive();
@@ -228,8 +241,14 @@ export class ZeromqChannel implements FrameChannel {
     // A remote decoder leaving with a job (timed out, or 'bye' while holding one) has failed it.
     if (peer.job !== null && peer.local === undefined) this.#failed(key);
     this.#fitInFlight();
-    if (peer.job !== null) this.#queue.abandon(peer.job);
+    if (peer.job !== null) this.#giveUp(peer.job);
     this.#pump();
+  }
+
+  /** A job a decoder will not answer: its frame is dropped, unless another decoder has it too or it is done. */
+  #giveUp(job: number): void {
+    if ([...this.#peers.values()].some((p) => p.job === job)) return;
+    if (this.#queue.get(job)?.state === 'decoding') this.#queue.abandon(job);
   }
 
   async #receive(): Promise<void> {
@@ -278,6 +297,9 @@ export class ZeromqChannel implements FrameChannel {
     if (msg.type === 'ready') {
       // A periodic re-announce can cross a job on the wire: only an idle or new decoder becomes idle.
       if (peer.job === null) peer.idle = true;
+    } else if (peer.job !== null && typeof msg.job === 'number' && msg.job < peer.job) {
+      // An answer to an older job, sent before this one reached it (a decoder stopped past decodeTimeoutMs, forgotten,
+      // and back): stale, and not a sign of idleness; the job it holds is still coming.
     } else {
       const job = peer.job;
       const sent = peer.sent;
@@ -287,7 +309,14 @@ export class ZeromqChannel implements FrameChannel {
       if (job !== null && sent !== null && msg.job === job) {
         // Only a frame accepted here makes a decoder one that counts: not one refused (wrong size, over the limit),
         // nor a decode error, which any peer can send at once.
+        // Timed only when it is the answer that completes the frame: a late one (the frame went to another decoder
+        // too, see HEDGE_FACTOR) would raise the usual time by the lateness it is meant to catch.
+        const first = this.#queue.get(job)?.state === 'decoding';
         const result = this.#onResult(peer, sent, msg, parts[2]);
+        if (result === 'frame' && first) {
+          const rtt = Date.now() - peer.jobSince;
+          this.#rttMs = this.#rttMs === undefined ? rtt : 0.9 * this.#rttMs + 0.1 * rtt;
+        }
         if (result === 'frame' && !peer.proven) {
           peer.proven = true;
           this.#fitInFlight();
@@ -298,7 +327,7 @@ export class ZeromqChannel implements FrameChannel {
         // A reply to some other job (a confused or foreign decoder): the job it held will never come back,
         // and left in the queue it would hold back delivery of every later frame.
         process.emitWarning(`zeromq channel: decoder ${key} answered job ${String(msg.job)} while holding job ${job}; dropping job ${job}`);
-        this.#queue.abandon(job);
+        this.#giveUp(job);
         if (peer.local === undefined) this.#failed(key);
       }
     }
@@ -382,7 +411,21 @@ export class ZeromqChannel implements FrameChannel {
     let trials = out.length;
     let waitedFor = out.some((p) => this.#queue.get(p.job!) !== undefined);
     const idle = peers.filter((p) => p.idle).sort((a, b) => Number(b.proven) - Number(a.proven) || a.jobSince - b.jobSince);
+    // Frames late at a decoder go first to idle decoders that have answered before: each holds back every frame
+    // behind it (see HEDGE_FACTOR).
+    if (this.#rttMs !== undefined) {
+      const late = now - Math.max(HEDGE_MIN_MS, HEDGE_FACTOR * this.#rttMs);
+      const overdue = peers
+        .filter((p) => p.job !== null && p.proven && p.jobSince <= late && peers.filter((q) => q.job === p.job).length === 1 && this.#queue.get(p.job)?.state === 'decoding')
+        .sort((a, b) => a.job! - b.job!);
+      for (const holder of overdue) {
+        const helper = idle.find((p) => p.idle && p.proven);
+        if (!helper) break;
+        this.#dispatch(helper, this.#queue.get(holder.job!)!, true);
+      }
+    }
     for (const peer of idle) {
+      if (!peer.idle) continue; // given a late frame above
       const trial = this.#onTrial(peer);
       if (trial && (trials >= TRIALS_OUT_MAX || (anyProven && (waitedFor || (this.#failures.get(peer.key)?.until ?? 0) > now)))) continue;
       const entry = this.#queue.nextPending();
@@ -411,11 +454,12 @@ export class ZeromqChannel implements FrameChannel {
     if (this.#failures.size > FAILURES_KEPT) this.#failures.delete(this.#failures.keys().next().value!);
   }
 
-  #dispatch(peer: Peer, entry: InFlightEntry): void {
+  /** Sends `entry` to `peer`; `again`: a second decoder for a frame late at its first (see HEDGE_FACTOR). */
+  #dispatch(peer: Peer, entry: InFlightEntry, again = false): void {
     const f = entry.frame;
     const req = decodeRequest(entry, this.#opts.decodeScale);
     const job: ZmqDecodeJob = { type: 'decode', job: entry.id, req };
-    this.#queue.toDecoder(entry, peer.num);
+    if (!again) this.#queue.toDecoder(entry, peer.num);
     peer.idle = false;
     peer.job = entry.id;
     peer.sent = entry;
@@ -428,7 +472,8 @@ export class ZeromqChannel implements FrameChannel {
       this.#peers.delete(peer.key);
       peer.sent = null;
       this.#fitInFlight();
-      if (this.#queue.get(entry.id)?.state === 'decoding') entry.state = 'pending';
+      const elsewhere = [...this.#peers.values()].some((p) => p.job === entry.id);
+      if (!elsewhere && this.#queue.get(entry.id)?.state === 'decoding') entry.state = 'pending';
       if (!this.#closing) process.emitWarning(`zeromq channel: cannot send to decoder ${peer.key} (${(err as Error).message}); forgetting it`);
       this.#pump();
     });
