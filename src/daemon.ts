@@ -620,8 +620,12 @@ export class Daemon implements AsyncDisposable {
         // buffer in its first steps): its remaining steps first, or flush() finds nothing to count.
         const steps = p.stepping;
         p.stepping = null;
-        if (steps) for (let r = steps.next(); !r.done; r = steps.next()) this.#record(p, r.value);
-        this.#record(p, p.analyzer.flush());
+        try {
+          if (steps) for (let r = steps.next(); !r.done; r = steps.next()) this.#record(p, r.value);
+        } finally {
+          // Also when those steps failed: what the analyzer holds besides is stored.
+          this.#record(p, p.analyzer.flush());
+        }
       } catch (err) {
         // One camera's analyzer failing here must not keep the store from closing with every other count.
         this.#log.warn(`camera ${cameraId}: its last frames could not be counted at shutdown: ${(err as Error).message}`);

@@ -1,6 +1,7 @@
-// Ctrl-C (SIGINT) on a remote `traffic-counter decoder` ends it cleanly: exit 0 and nothing on stderr. zeromq used
-// to hold the exit and print "Waiting for queued ZeroMQ messages to be delivered" when no analyzer was there to
-// take them; an analyzer that is there still hears at once that the decoder left.
+// Ctrl-C (SIGINT) on a remote `traffic-counter decoder` ends it cleanly: exit 0 and nothing on stderr but its own
+// status lines (connecting, connected, lost). zeromq used to hold the exit and print "Waiting for queued ZeroMQ
+// messages to be delivered" when no analyzer was there to take them; an analyzer that is there still hears at once
+// that the decoder left.
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { expect, onTestFinished, test } from 'vitest';
@@ -13,6 +14,13 @@ async function waitFor(what: string, cond: () => boolean, ms = 20_000): Promise<
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Exit 0, nothing on stdout, and on stderr these status lines only (after their time stamps). */
+function expectQuietStop(result: { code: number | null; stdout: string; stderr: string }, endpoint: string, said: string[]): void {
+  expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
+  const lines = result.stderr.split('\n').filter(Boolean).map((l) => l.replace(/^\S+Z {2}/, ''));
+  expect(lines).toEqual([`decoder (jpeg-js) connecting to ${endpoint}; Ctrl-C to stop`, ...said]);
 }
 
 async function analyzer(): Promise<ZeromqChannel> {
@@ -29,7 +37,7 @@ test('with its analyzer up, the analyzer hears at once that the decoder left', a
   dec.proc.kill('SIGINT');
   // Well before any heartbeat timeout: the decoder's 'bye' got through.
   await waitFor('the decoder to leave', () => ch.decoderCount === 0, 1_000);
-  expect(await dec.done).toEqual({ code: 0, stdout: '', stderr: '' });
+  expectQuietStop(await dec.done, ch.endpoint, [`connected to the analyzer at ${ch.endpoint}; decoding its frames`]);
 });
 
 test('after its analyzer has gone, it stops at once without a warning', async () => {
@@ -40,8 +48,12 @@ test('after its analyzer has gone, it stops at once without a warning', async ()
   // The decoder keeps announcing itself, to an analyzer that is not there.
   await new Promise((r) => setTimeout(r, 1_500));
   const t0 = Date.now();
+  const endpoint = ch.endpoint;
   dec.proc.kill('SIGINT');
-  expect(await dec.done).toEqual({ code: 0, stdout: '', stderr: '' });
+  expectQuietStop(await dec.done, endpoint, [
+    `connected to the analyzer at ${endpoint}; decoding its frames`,
+    `lost the analyzer at ${endpoint}; waiting for it to come back`,
+  ]);
   // Under the 1 s the decoder lingers for an analyzer that is connected.
   expect(Date.now() - t0).toBeLessThan(900);
 });
@@ -56,6 +68,6 @@ test('with no analyzer ever reached, it stops at once without a warning', async 
   await new Promise((r) => setTimeout(r, 1_500));
   const t0 = Date.now();
   dec.proc.kill('SIGINT');
-  expect(await dec.done).toEqual({ code: 0, stdout: '', stderr: '' });
+  expectQuietStop(await dec.done, `tcp://127.0.0.1:${port}`, []);
   expect(Date.now() - t0).toBeLessThan(900);
 });

@@ -42,6 +42,13 @@ it('the lock is the file\'s, whatever path names it; a damaged lock file is repl
   }
   first.close();
 
+  // A link to a database not created yet: SQLite creates the link's target, and the lock is the target's.
+  const later = join(dir, 'later.db');
+  symlinkSync(later, join(dir, 'later-link.db'));
+  const viaLink = CountStore.open(join(dir, 'later-link.db'));
+  expect(() => CountStore.open(later)).toThrow(/another traffic-counter \(pid \d+/);
+  viaLink.close();
+
   // A lock file that is not a SQLite file (damaged, or another program's): no one can hold it; it is replaced.
   writeFileSync(`${db}-lock`, 'not a database');
   CountStore.open(db).close();
@@ -49,7 +56,7 @@ it('the lock is the file\'s, whatever path names it; a damaged lock file is repl
   // A mistyped --db (a folder) is refused by the database's own error, with no lock file left behind.
   mkdirSync(join(dir, 'folder'));
   expect(() => CountStore.open(join(dir, 'folder'))).toThrow(/cannot open the count database/);
-  expect(readdirSync(dir).sort()).toEqual(['counts.db', 'counts.db-lock', 'folder', 'link.db']);
+  expect(readdirSync(dir).sort()).toEqual(['counts.db', 'counts.db-lock', 'folder', 'later-link.db', 'later.db', 'later.db-lock', 'link.db']);
 
   // In memory: nothing to share, no lock, no file.
   const a = CountStore.open(':memory:');

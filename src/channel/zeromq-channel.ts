@@ -54,10 +54,11 @@ const TRIAL_RETRY_MS = 30_000;
 const TRIAL_RETRY_MAX_MS = 600_000;
 const MESSAGE_TYPES = new Set<unknown>(['ready', 'bye', 'frame', 'decode-error']);
 /**
- * A frame at a decoder this many times the usual time a frame takes (an average of the answers, see #rttMs), and at
- * least HEDGE_MIN_MS, is sent to an idle decoder that has answered before as well; the first answer counts. A decoder
- * stopped, hung or cut off (its connection gone without a word) then holds back the frames behind its own for that
- * long instead of decodeTimeoutMs (10 s).
+ * A frame at a decoder this many times the time that decoder usually takes for a JPEG of its size (see
+ * Peer.msPerKB), and at least HEDGE_MIN_MS, is sent to an idle decoder that has answered before as well, when no frame
+ * waits for one; the first answer counts. A decoder stopped, hung or cut off (its connection gone without a word) then
+ * holds back the frames behind its own for that long instead of decodeTimeoutMs (10 s), while a decoder that is
+ * always slower, or a camera whose frames are always big, is judged by its own usual time and not sent again.
  */
 const HEDGE_FACTOR = 5;
 const HEDGE_MIN_MS = 300;
@@ -93,6 +94,8 @@ interface Peer {
   heardAt: number;
   /** It has answered a job it was given: it counts toward the frames in flight (#fitInFlight). */
   proven: boolean;
+  /** Its usual time per KB of JPEG from a job sent to its frame back, averaged over its answers (late ones too). */
+  msPerKB: number | undefined;
   /** Index of the local child, if it is one. */
   local?: number;
 }
@@ -131,8 +134,6 @@ export class ZeromqChannel implements FrameChannel {
   #stopping = false;
   #watchdog: NodeJS.Timeout | undefined;
   #lastCheck = 0;
-  /** The time from a job sent to its frame accepted, averaged over the latest answers (undefined before the first). */
-  #rttMs: number | undefined;
   #receiving: Promise<void> | undefined;
 
   constructor(opts: ZeromqChannelOptions) {
@@ -286,7 +287,7 @@ export class ZeromqChannel implements FrameChannel {
     if (!peer) {
       const local = this.#locals.find((d) => d.routingId === key);
       const now = Date.now();
-      peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, sent: null, jobSince: now, heardAt: now, proven: false, local: local?.index };
+      peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, sent: null, jobSince: now, heardAt: now, proven: false, msPerKB: undefined, local: local?.index };
       this.#peers.set(key, peer);
       if (local && !local.ready) {
         local.ready = true;
@@ -309,13 +310,10 @@ export class ZeromqChannel implements FrameChannel {
       if (job !== null && sent !== null && msg.job === job) {
         // Only a frame accepted here makes a decoder one that counts: not one refused (wrong size, over the limit),
         // nor a decode error, which any peer can send at once.
-        // Timed only when it is the answer that completes the frame: a late one (the frame went to another decoder
-        // too, see HEDGE_FACTOR) would raise the usual time by the lateness it is meant to catch.
-        const first = this.#queue.get(job)?.state === 'decoding';
         const result = this.#onResult(peer, sent, msg, parts[2]);
-        if (result === 'frame' && first) {
-          const rtt = Date.now() - peer.jobSince;
-          this.#rttMs = this.#rttMs === undefined ? rtt : 0.9 * this.#rttMs + 0.1 * rtt;
+        if (result === 'frame') {
+          const perKB = (Date.now() - peer.jobSince) / Math.max(1, sent.frame.jpeg.byteLength / 1024);
+          peer.msPerKB = peer.msPerKB === undefined ? perKB : 0.8 * peer.msPerKB + 0.2 * perKB;
         }
         if (result === 'frame' && !peer.proven) {
           peer.proven = true;
@@ -411,31 +409,35 @@ export class ZeromqChannel implements FrameChannel {
     let trials = out.length;
     let waitedFor = out.some((p) => this.#queue.get(p.job!) !== undefined);
     const idle = peers.filter((p) => p.idle).sort((a, b) => Number(b.proven) - Number(a.proven) || a.jobSince - b.jobSince);
-    // Frames late at a decoder go first to idle decoders that have answered before: each holds back every frame
-    // behind it (see HEDGE_FACTOR).
-    if (this.#rttMs !== undefined) {
-      const late = now - Math.max(HEDGE_MIN_MS, HEDGE_FACTOR * this.#rttMs);
-      const overdue = peers
-        .filter((p) => p.job !== null && p.proven && p.jobSince <= late && peers.filter((q) => q.job === p.job).length === 1 && this.#queue.get(p.job)?.state === 'decoding')
-        .sort((a, b) => a.job! - b.job!);
-      for (const holder of overdue) {
-        const helper = idle.find((p) => p.idle && p.proven);
-        if (!helper) break;
-        this.#dispatch(helper, this.#queue.get(holder.job!)!, true);
-      }
-    }
     for (const peer of idle) {
-      if (!peer.idle) continue; // given a late frame above
       const trial = this.#onTrial(peer);
       if (trial && (trials >= TRIALS_OUT_MAX || (anyProven && (waitedFor || (this.#failures.get(peer.key)?.until ?? 0) > now)))) continue;
       const entry = this.#queue.nextPending();
-      if (!entry) return;
+      if (!entry) break;
       this.#dispatch(peer, entry);
       if (trial) {
         entry.overtakeAfter = now + TRIAL_GRACE_MS;
         trials++;
         waitedFor = true;
       }
+    }
+    if (this.#queue.nextPending() === undefined) this.#hedge(peers, now);
+  }
+
+  /**
+   * With no frame waiting for a decoder, a frame late at its decoder (see HEDGE_FACTOR) goes to an idle decoder that
+   * has answered before as well, oldest first: each holds back every frame behind it.
+   */
+  #hedge(peers: readonly Peer[], now: number): void {
+    const late = (p: Peer): boolean =>
+      p.msPerKB !== undefined && p.sent !== null && now - p.jobSince > Math.max(HEDGE_MIN_MS, HEDGE_FACTOR * p.msPerKB * (p.sent.frame.jpeg.byteLength / 1024));
+    const overdue = peers
+      .filter((p) => p.job !== null && p.proven && late(p) && peers.filter((q) => q.job === p.job).length === 1 && this.#queue.get(p.job)?.state === 'decoding')
+      .sort((a, b) => a.job! - b.job!);
+    for (const holder of overdue) {
+      const helper = peers.find((p) => p.idle && p.proven);
+      if (!helper) return;
+      this.#dispatch(helper, this.#queue.get(holder.job!)!, true);
     }
   }
 

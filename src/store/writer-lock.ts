@@ -38,9 +38,11 @@ export class WriterLock {
     try {
       return WriterLock.#take(file, lockFile, created);
     } catch (err) {
-      // Not a SQLite file (damaged, or something else by that name): no traffic-counter can hold a lock on it.
+      // Not a SQLite file (damaged, or something else by that name): no traffic-counter can hold a lock on it. Emptied
+      // in place (an empty file is an empty database), not removed: two processes doing this at once then still meet
+      // on one file, whose SQLite lock lets one in.
       if ((err as { cause?: { code?: string } }).cause?.code === 'SQLITE_NOTADB') {
-        fs.rmSync(lockFile, { force: true });
+        fs.truncateSync(lockFile, 0);
         return WriterLock.#take(file, lockFile, true);
       }
       throw err;
@@ -95,12 +97,26 @@ export class WriterLock {
   }
 }
 
-/** The file `file` names, links followed (its folder's, for a file not created yet). */
+/**
+ * The file `file` names, links followed, also a link to a file not created yet (SQLite creates the link's target), and
+ * its folder's links for a file not created yet. Hard links are other names of the file: not detected.
+ */
 function realFile(file: string): string {
+  let p = path.resolve(file);
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      if (!fs.lstatSync(p).isSymbolicLink()) break;
+      link = fs.readlinkSync(p);
+    } catch {
+      break; // not there (yet)
+    }
+    p = path.resolve(path.dirname(p), link);
+  }
   try {
-    return fs.realpathSync(file);
+    return fs.realpathSync(p);
   } catch {
-    return path.join(fs.realpathSync(path.dirname(path.resolve(file))), path.basename(file));
+    return path.join(fs.realpathSync(path.dirname(p)), path.basename(p));
   }
 }
 
