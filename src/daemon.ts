@@ -173,8 +173,6 @@ export class Daemon implements AsyncDisposable {
   readonly #loops: Promise<void>[] = [];
   #loadTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
-  /** closeNow() has stored what the analyzers held: the loop that analyses frames stops at its next turn. */
-  #closedNow = false;
 
   private constructor(config: Config, opts: DaemonOptions, store: CountStore, channel: FrameChannel) {
     this.config = config;
@@ -403,7 +401,8 @@ export class Daemon implements AsyncDisposable {
           for (const events of steps) {
             this.#record(p, events);
             await new Promise<void>((resolve) => setImmediate(resolve));
-            if (this.#closedNow) return;
+            // The store closed under a frame's steps: closeNow() took them over (a normal close waits for this loop).
+            if (this.#store.closed) return;
           }
         } finally {
           p.stepping = null;
@@ -601,7 +600,6 @@ export class Daemon implements AsyncDisposable {
    * Returns how many frames were in flight, not analysed.
    */
   closeNow(): number {
-    this.#closedNow = true;
     this.#abort.abort();
     clearInterval(this.#loadTimer);
     const notAnalysed = this.#channel.stats().inFlight;

@@ -85,9 +85,11 @@ interface Peer {
   readonly id: Buffer;
   readonly num: number;
   idle: boolean;
-  job: number | null;
-  /** The entry of `job` as sent: its answer is checked against it even after the queue dropped the entry. */
-  sent: InFlightEntry | null;
+  /**
+   * The frame it is decoding, as sent (its id is the job's): the answer is checked against it, also after the queue
+   * dropped it.
+   */
+  job: InFlightEntry | null;
   /** When it was last given a job (when it joined, before its first): idle decoders are given jobs least recent first. */
   jobSince: number;
   /** When it last sent anything. */
@@ -242,13 +244,20 @@ export class ZeromqChannel implements FrameChannel {
     // A remote decoder leaving with a job (timed out, or 'bye' while holding one) has failed it.
     if (peer.job !== null && peer.local === undefined) this.#failed(key);
     this.#fitInFlight();
-    if (peer.job !== null) this.#giveUp(peer.job);
+    if (peer.job !== null) this.#giveUp(peer.job.id);
     this.#pump();
+  }
+
+  /** How many connected decoders hold job `id` (two when it was sent again, see HEDGE_FACTOR). */
+  #holders(id: number): number {
+    let n = 0;
+    for (const p of this.#peers.values()) if (p.job?.id === id) n++;
+    return n;
   }
 
   /** A job a decoder will not answer: its frame is dropped, unless another decoder has it too or it is done. */
   #giveUp(job: number): void {
-    if ([...this.#peers.values()].some((p) => p.job === job)) return;
+    if (this.#holders(job) > 0) return;
     if (this.#queue.get(job)?.state === 'decoding') this.#queue.abandon(job);
   }
 
@@ -287,7 +296,7 @@ export class ZeromqChannel implements FrameChannel {
     if (!peer) {
       const local = this.#locals.find((d) => d.routingId === key);
       const now = Date.now();
-      peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, sent: null, jobSince: now, heardAt: now, proven: false, msPerKB: undefined, local: local?.index };
+      peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, jobSince: now, heardAt: now, proven: false, msPerKB: undefined, local: local?.index };
       this.#peers.set(key, peer);
       if (local && !local.ready) {
         local.ready = true;
@@ -298,16 +307,14 @@ export class ZeromqChannel implements FrameChannel {
     if (msg.type === 'ready') {
       // A periodic re-announce can cross a job on the wire: only an idle or new decoder becomes idle.
       if (peer.job === null) peer.idle = true;
-    } else if (peer.job !== null && typeof msg.job === 'number' && msg.job < peer.job) {
+    } else if (peer.job !== null && typeof msg.job === 'number' && msg.job < peer.job.id) {
       // An answer to an older job, sent before this one reached it (a decoder stopped past decodeTimeoutMs, forgotten,
       // and back): stale, and not a sign of idleness; the job it holds is still coming.
     } else {
-      const job = peer.job;
-      const sent = peer.sent;
+      const sent = peer.job;
       peer.job = null;
-      peer.sent = null;
       peer.idle = true;
-      if (job !== null && sent !== null && msg.job === job) {
+      if (sent !== null && msg.job === sent.id) {
         // Only a frame accepted here makes a decoder one that counts: not one refused (wrong size, over the limit),
         // nor a decode error, which any peer can send at once.
         const result = this.#onResult(peer, sent, msg, parts[2]);
@@ -321,11 +328,11 @@ export class ZeromqChannel implements FrameChannel {
         } else if (result === 'refused' && peer.local === undefined) {
           this.#failed(key);
         }
-      } else if (job !== null) {
+      } else if (sent !== null) {
         // A reply to some other job (a confused or foreign decoder): the job it held will never come back,
         // and left in the queue it would hold back delivery of every later frame.
-        process.emitWarning(`zeromq channel: decoder ${key} answered job ${String(msg.job)} while holding job ${job}; dropping job ${job}`);
-        this.#giveUp(job);
+        process.emitWarning(`zeromq channel: decoder ${key} answered job ${String(msg.job)} while holding job ${sent.id}; dropping job ${sent.id}`);
+        this.#giveUp(sent.id);
         if (peer.local === undefined) this.#failed(key);
       }
     }
@@ -407,7 +414,7 @@ export class ZeromqChannel implements FrameChannel {
     const anyProven = peers.some((p) => p.proven);
     const out = peers.filter((p) => this.#onTrial(p) && p.job !== null);
     let trials = out.length;
-    let waitedFor = out.some((p) => this.#queue.get(p.job!) !== undefined);
+    let waitedFor = out.some((p) => this.#queue.get(p.job!.id) !== undefined);
     const idle = peers.filter((p) => p.idle).sort((a, b) => Number(b.proven) - Number(a.proven) || a.jobSince - b.jobSince);
     for (const peer of idle) {
       const trial = this.#onTrial(peer);
@@ -429,15 +436,15 @@ export class ZeromqChannel implements FrameChannel {
    * has answered before as well, oldest first: each holds back every frame behind it.
    */
   #hedge(peers: readonly Peer[], now: number): void {
-    const late = (p: Peer): boolean =>
-      p.msPerKB !== undefined && p.sent !== null && now - p.jobSince > Math.max(HEDGE_MIN_MS, HEDGE_FACTOR * p.msPerKB * (p.sent.frame.jpeg.byteLength / 1024));
+    const late = (job: InFlightEntry, p: Peer): boolean =>
+      p.msPerKB !== undefined && now - p.jobSince > Math.max(HEDGE_MIN_MS, HEDGE_FACTOR * p.msPerKB * (job.frame.jpeg.byteLength / 1024));
     const overdue = peers
-      .filter((p) => p.job !== null && p.proven && late(p) && peers.filter((q) => q.job === p.job).length === 1 && this.#queue.get(p.job)?.state === 'decoding')
-      .sort((a, b) => a.job! - b.job!);
-    for (const holder of overdue) {
+      .flatMap((p) => (p.job !== null && p.proven && late(p.job, p) && this.#holders(p.job.id) === 1 && this.#queue.get(p.job.id)?.state === 'decoding' ? [p.job] : []))
+      .sort((a, b) => a.id - b.id);
+    for (const job of overdue) {
       const helper = peers.find((p) => p.idle && p.proven);
       if (!helper) return;
-      this.#dispatch(helper, this.#queue.get(holder.job!)!, true);
+      this.#dispatch(helper, job, true);
     }
   }
 
@@ -463,19 +470,17 @@ export class ZeromqChannel implements FrameChannel {
     const job: ZmqDecodeJob = { type: 'decode', job: entry.id, req };
     if (!again) this.#queue.toDecoder(entry, peer.num);
     peer.idle = false;
-    peer.job = entry.id;
-    peer.sent = entry;
+    peer.job = entry;
     peer.jobSince = Date.now();
     const jpeg = asBuffer(f.jpeg);
     this.#router.send([peer.id, JSON.stringify(job), jpeg]).catch((err: unknown) => {
       // The decoder went away (EHOSTUNREACH) or its pipe is full: the job never left, so it can go
       // to another decoder.
-      if (peer.job !== entry.id) return;
+      if (peer.job !== entry) return;
       this.#peers.delete(peer.key);
-      peer.sent = null;
+      peer.job = null;
       this.#fitInFlight();
-      const elsewhere = [...this.#peers.values()].some((p) => p.job === entry.id);
-      if (!elsewhere && this.#queue.get(entry.id)?.state === 'decoding') entry.state = 'pending';
+      if (this.#holders(entry.id) === 0 && this.#queue.get(entry.id)?.state === 'decoding') entry.state = 'pending';
       if (!this.#closing) process.emitWarning(`zeromq channel: cannot send to decoder ${peer.key} (${(err as Error).message}); forgetting it`);
       this.#pump();
     });

@@ -58,19 +58,22 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
       { cause: err },
     );
   }
+  // What went wrong, as the error says it, and its code when the words do not already name it.
+  const detail = describe(err);
+  const extraCode = code !== undefined && !detail.includes(code) ? code : undefined;
   if (ctx.body !== undefined) {
     // The camera was reached and answered: the host and port are right, the image was cut short.
     const { status, read, declared } = ctx.body;
     return new SourceError(
       'TC_ERR_SOURCE_NETWORK',
       `camera ${ctx.cameraId}: GET ${ctx.url} answered HTTP ${status}, then the connection broke after ${read}${declared !== undefined ? ` of ${declared}` : ''} bytes of the image ` +
-        `(${describe(err)}${code && !describe(err).includes(code) ? `, ${code}` : ''}); the camera or a proxy cut it short: check the camera's load and the network to it`,
+        `(${detail}${extraCode ? `, ${extraCode}` : ''}); the camera or a proxy cut it short: check the camera's load and the network to it`,
       { cause: err },
     );
   }
   return new SourceError(
     'TC_ERR_SOURCE_NETWORK',
-    `camera ${ctx.cameraId}: GET ${ctx.url} failed: ${describe(err)}${code && !describe(err).includes(code) ? ` (${code})` : ''}; ` +
+    `camera ${ctx.cameraId}: GET ${ctx.url} failed: ${detail}${extraCode ? ` (${extraCode})` : ''}; ` +
       `check the host and port in the camera URL and that the camera is on the network`,
     { cause: err },
   );
