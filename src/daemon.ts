@@ -9,6 +9,7 @@ import { FRAMES_TO_FIND_A_MOVE, viewMovedMessage } from './analyze/view-check.js
 import { describeFrameSizeOptions, frameSizeOptions, type FrameSizeOptions } from './analyze/analyzer-options.js';
 import { createChannelFor } from './channel/create-channel.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
+import type { JpegFrame } from './channel/messages.js';
 import { CountStore } from './store/count-store.js';
 import { createSource } from './source/create-source.js';
 import { abortableSleep } from './source/abortable-sleep.js';
@@ -69,7 +70,6 @@ interface CameraPipeline {
   readonly analyzer: CameraAnalyzer;
   readonly source: FrameSource;
   readonly stats: Omit<CameraStats, 'source' | 'counts' | 'lineReach' | 'status' | 'warnings' | 'scale' | 'view'>;
-  lastSeq: number;
   /** Lines already warned about (see #checkReach): each is reported once per run. */
   readonly reachWarned: Set<string>;
   /** Wall-clock time of the source's latest new image (or of the start); see #isFrozen. */
@@ -202,10 +202,15 @@ export class Daemon implements AsyncDisposable {
     // opened is then released, latest first, and the start's own error is thrown.
     const opened: (() => unknown)[] = [() => store.close()];
     try {
-      const channel = createChannelFor(config);
+      // The channel says each frame it drops as it drops it, so a camera's drops are counted when they happen, also
+      // while none of its frames comes through (gaps in its sequence numbers, counted before, showed nothing then).
+      let daemon: Daemon | undefined;
+      const channel = createChannelFor(config, (frame) => {
+        if (daemon) daemon.#dropped(frame);
+      });
       opened.unshift(() => channel.close());
       await channel.start();
-      const daemon = new Daemon(config, opts, store, channel);
+      daemon = new Daemon(config, opts, store, channel);
       // From here the daemon's close releases it all: what #begin starts (sources, loops), the channel, the store.
       opened.splice(0, opened.length, () => daemon.close());
       daemon.#begin(analyzers);
@@ -253,7 +258,7 @@ export class Daemon implements AsyncDisposable {
           }
         },
       }, { startDelayMs: startDelays[i] });
-      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, lastSeq: 0, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, recentFrames: new Float64Array(FRAMES_TO_FIND_A_MOVE), recentCount: 0, load: new LoadWindow(this.#loadWindowMs, Date.now()), resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null, stepping: null };
+      const pipeline: CameraPipeline = { camera, analyzer: analyzers[i]!, source, stats, reachWarned: new Set(), lastNewImageAt: Date.now(), frozenWarned: false, movedWarned: false, recentFrames: new Float64Array(FRAMES_TO_FIND_A_MOVE), recentCount: 0, load: new LoadWindow(this.#loadWindowMs, Date.now()), resizesLogged: 0, decodeLog: new RepeatLog(), sourceLog, skipReason: null, lastAnalysedAt: Date.now(), waitingSince: null, latestImage: null, latestImageSeq: 0, latestImageUsable: null, stepping: null };
       this.#pipelines.set(camera.id, pipeline);
       this.#loops.push(this.#produce(pipeline));
     }
@@ -355,6 +360,15 @@ export class Daemon implements AsyncDisposable {
     }
   }
 
+  /** A frame of the camera the channel dropped (the decoders or the analyzer fell behind, or a decoder failed). */
+  #dropped(frame: JpegFrame): void {
+    const p = this.#pipelines.get(frame.cameraId);
+    if (!p) return;
+    p.stats.dropped++;
+    // Drops during the close's drain come after closeNow() may have closed the store: in the stats only.
+    if (!this.#store.closed) this.#store.addFrameTicks(frame.cameraId, Date.now(), { dropped: 1 });
+  }
+
   async #consume(): Promise<void> {
     for (let out = await this.#channel.next(); out !== null; out = await this.#channel.next()) {
       const cameraId = out.kind === 'frame' ? out.frame.cameraId : out.failure.cameraId;
@@ -365,16 +379,6 @@ export class Daemon implements AsyncDisposable {
         continue;
       }
       p.load.cameOut();
-      // Outputs arrive in order per camera, so a gap in sequence numbers is frames the channel dropped.
-      // From 1 (lastSeq starts at 0): frames dropped before the first that came through are counted too.
-      // These counts (stats, the store's ticks) place drops in time; the load judgement above counts frames handed
-      // in instead, as a camera whose every frame is dropped leaves no gap to see.
-      const gap = Math.max(0, seq - p.lastSeq - 1);
-      p.lastSeq = seq;
-      if (gap > 0) {
-        p.stats.dropped += gap;
-        this.#store.addFrameTicks(cameraId, Date.now(), { dropped: gap });
-      }
       if (out.kind === 'error') {
         p.stats.decodeErrors++;
         p.stats.decodeErrorsByCode[out.failure.code] = (p.stats.decodeErrorsByCode[out.failure.code] ?? 0) + 1;

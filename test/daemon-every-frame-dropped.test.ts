@@ -51,6 +51,14 @@ it('tells a camera whose every frame is dropped that the daemon cannot keep up, 
   const [, dropped, all, percent, rate] = behind.exec(log.find((m) => behind.test(m))!)!;
   expect([dropped, percent, rate], log.join('\n')).toEqual([all, '100', '0.0']);
   expect(daemon.stats().cameras[0]!.warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(behind));
+  // The camera's own count of drops (health, /metrics, its stored minutes) says so too, while none comes through
+  // (it was booked from gaps in the sequence numbers of frames that came out: 0 here, helper 24).
+  const s = daemon.stats();
+  expect(s.cameras[0]!.framesAnalysed).toBe(0);
+  // Every frame handed in is dropped but those the channel still holds (its bound of frames in flight).
+  expect(s.cameras[0]!.dropped).toBeGreaterThan(0);
+  expect(s.cameras[0]!.dropped).toBe(s.channel.submitted - s.channel.inFlight);
+  expect(s.cameras[0]!.dropped).toBe(s.channel.dropped);
 
   // A remote decoder connects: every frame comes out again.
   const ac = new AbortController();
@@ -62,6 +70,9 @@ it('tells a camera whose every frame is dropped that the daemon cannot keep up, 
   const keepsUp = /^camera cam1: the daemon keeps up with it again \(\d+% of its frames dropped in the last \d+ s\)$/;
   await until('"keeps up again" in the log', () => log.some((m) => keepsUp.test(m)));
   expect(daemon.stats().cameras[0]!.warnings.map((w) => w.message)).not.toContainEqual(expect.stringMatching(behind));
+  // Drops stop once the decoder keeps up: the camera's count still matches the channel's (one camera).
+  const after = daemon.stats();
+  expect(after.cameras[0]!.dropped).toBe(after.channel.dropped);
   // Each said once.
   expect(log.filter((m) => behind.test(m) || keepsUp.test(m)).length, log.join('\n')).toBe(2);
 });

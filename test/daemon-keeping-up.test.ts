@@ -11,7 +11,7 @@ import { Daemon, type CameraStats } from '../dist/src/daemon.js';
 import { createScene } from '../dist/src/source/camera-sim/index.js';
 import { tempDir } from './helpers/temp-dir.js';
 
-it('says which cameras it cannot keep up with, and how to fix it, and gives every camera its share', { timeout: 60_000 }, async () => {
+it('says which cameras it cannot keep up with, and how to fix it, and gives every camera its share', { timeout: 90_000 }, async () => {
   const scene = createScene({ seed: 7, scenario: 'default' });
   const frames = Array.from({ length: 20 }, (_, k) => scene.encodeJpeg(k / 2).jpeg);
   // Each camera gets the next of the 20 frames at each poll: a new picture every time.
@@ -33,11 +33,14 @@ it('says which cameras it cannot keep up with, and how to fix it, and gives ever
   onTestFinished(() => daemon.close());
   const health = (): CameraStats[] => daemon.stats().cameras;
   const behind = /^camera (cam\d): the daemon cannot keep up: (\d+) of its (\d+) frames \(\d+%\) in the last \d+ s were dropped before analysis, so it counts from [\d.]+ frames\/s instead of [\d.]+, .*more decoders \(`decoders`, now 1\).*`decodeScale` \(now 1\).*`decoder` \(now jpeg-js; jpeg-turbo is the fastest\)/;
+  // Until every camera is told of and 64 frames are analysed in all (8 a camera if shared fairly): a loaded machine
+  // tells of them all before it has analysed a frame of each, and shares judged from a handful are noise.
   let seen: CameraStats[] = [];
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
     await new Promise((r) => setTimeout(r, 250));
     seen = health();
-    if (seen.every((c) => c.warnings.some((w) => behind.test(w.message)))) break;
+    const analysedAll = seen.reduce((n, c) => n + c.framesAnalysed, 0);
+    if (analysedAll >= 64 && seen.every((c) => c.warnings.some((w) => behind.test(w.message)))) break;
   }
   // Each camera is told of, in its health and once in the log.
   for (const c of seen) expect(c.warnings.map((w) => w.message), JSON.stringify(warned)).toContainEqual(expect.stringMatching(behind));

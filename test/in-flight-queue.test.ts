@@ -87,8 +87,9 @@ describe('InFlightQueue', () => {
     }
   });
 
-  test('after many drops, abandons and a close, no entry is retained', async () => {
-    const q = new InFlightQueue(3);
+  test('after many drops, abandons and a close, no entry is retained, and each drop is told with its frame', async () => {
+    const told: number[] = [];
+    const q = new InFlightQueue(3, (f) => told.push(f.seq));
     const ids = Array.from({ length: 1_000 }, (_, s) => q.push(frame(s), LIMITS)!.id);
     expect(q.stats('test', 0)).toMatchObject({ submitted: 1_000, dropped: 997, inFlight: 3 });
     expect(ids.slice(0, 997).every((id) => q.get(id) === undefined)).toBe(true);
@@ -106,6 +107,8 @@ describe('InFlightQueue', () => {
     expect(await q.next()).toBeNull();
     expect(q.stats('test', 0)).toMatchObject({ submitted: 1_000, dropped: 999, decodeErrors: 1, inFlight: 0 });
     expect(ids.every((id) => q.get(id) === undefined)).toBe(true);
+    // Every frame but the one delivered (998), once each: those dropped for room, the crashed one, the unfinished one.
+    expect(told.sort((a, b) => a - b)).toEqual(Array.from({ length: 1_000 }, (_, s) => s).filter((s) => s !== 998));
   });
 
   test('a consumer working through a backlog of ready frames lets the event loop run between frames', async () => {

@@ -4,6 +4,7 @@ import type { DecoderName } from '../decode/decoder-name.js';
 import { ConfigError } from '../errors.js';
 import type { Config } from '../config/config-types.js';
 import type { FrameChannel } from './frame-channel.js';
+import type { JpegFrame } from './messages.js';
 import type { DecodeScale } from '../decode/decode-scale.js';
 import { IpcChannel } from './ipc-channel.js';
 import { SharedMemoryChannel } from './shared-memory-channel.js';
@@ -26,6 +27,8 @@ export interface CreateChannelOptions {
   /** shared only: largest frame a shared-memory slot holds (default 1920x1080). */
   readonly sharedMaxFrameWidth?: number;
   readonly sharedMaxFrameHeight?: number;
+  /** Told of each frame dropped (see FrameChannelOptions.onDropped). */
+  readonly onDropped?: (frame: JpegFrame) => void;
 }
 
 export function createChannel(name: ChannelName, opts: CreateChannelOptions): FrameChannel {
@@ -34,7 +37,7 @@ export function createChannel(name: ChannelName, opts: CreateChannelOptions): Fr
   // take every decode (8 cameras, 4 decoders decoding half of their frames, 6 in flight: 800 800 267 … 266 of
   // 800 rounds; 8 in flight: 396–404 each; see InFlightQueue).
   const maxInFlight = Math.max(opts.maxInFlight, 2 * opts.decoders);
-  const base = { maxInFlight, decoders: opts.decoders, decoder: opts.decoder, decodeScale: opts.decodeScale };
+  const base = { maxInFlight, decoders: opts.decoders, decoder: opts.decoder, decodeScale: opts.decodeScale, onDropped: opts.onDropped };
   switch (name) {
     case 'ipc':
       return new IpcChannel({ ...base, serialization: opts.ipcSerialization });
@@ -48,8 +51,9 @@ export function createChannel(name: ChannelName, opts: CreateChannelOptions): Fr
 }
 
 /** The channel a validated config asks for (the daemon and offline replay use the same one). */
-export function createChannelFor(config: Config): FrameChannel {
+export function createChannelFor(config: Config, onDropped?: (frame: JpegFrame) => void): FrameChannel {
   return createChannel(config.channel, {
+    onDropped,
     maxInFlight: config.maxFramesInFlight,
     decoders: config.decoders,
     decoder: config.decoder,

@@ -32,6 +32,11 @@ export interface FrameChannelOptions {
   readonly decoder: DecoderName;
   /** Frames are decoded at 1/decodeScale (default 1, full size); each frame's `scale` says so. */
   readonly decodeScale?: DecodeScale;
+  /**
+   * Told of each frame the channel drops, when it drops it (its camera's count of drops, placed in time). Called
+   * from within submit(), next() or close(); must not throw.
+   */
+  readonly onDropped?: (frame: JpegFrame) => void;
 }
 
 /**

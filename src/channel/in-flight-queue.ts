@@ -61,10 +61,18 @@ export class InFlightQueue {
   dropped = 0;
   delivered = 0;
   decodeErrors = 0;
+  readonly #onDropped: ((frame: JpegFrame) => void) | undefined;
 
-  constructor(max: number) {
+  /** `onDropped`: told of each frame dropped, when it is (see FrameChannelOptions.onDropped). */
+  constructor(max: number, onDropped?: (frame: JpegFrame) => void) {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxInFlight must be an integer >= 1, got ${max}`);
     this.#max = max;
+    this.#onDropped = onDropped;
+  }
+
+  #dropped(frame: JpegFrame): void {
+    this.dropped++;
+    this.#onDropped?.(frame);
   }
 
   /**
@@ -107,10 +115,13 @@ export class InFlightQueue {
     // One drop makes room; over a lowered bound the queue stays at its size until deliveries bring it down.
     if (this.#entries.length >= this.#max) {
       const i = this.#victim(frame.cameraId);
-      this.dropped++;
-      if (i < 0) return undefined;
+      if (i < 0) {
+        this.#dropped(frame);
+        return undefined;
+      }
       const [gone] = this.#entries.splice(i, 1);
       if (gone!.output?.kind === 'frame') gone!.output.frame.release();
+      this.#dropped(gone!.frame);
     }
     const entry: InFlightEntry = { id: this.#nextId++, frame, limits, state: 'pending' };
     this.#entries.push(entry);
@@ -189,8 +200,8 @@ export class InFlightQueue {
     const i = this.#entries.findIndex((e) => e.id === id);
     if (i < 0) return;
     const [entry] = this.#entries.splice(i, 1);
-    this.dropped++;
     if (entry!.output?.kind === 'frame') entry!.output.frame.release();
+    this.#dropped(entry!.frame);
     this.#deliver();
   }
 
@@ -206,7 +217,7 @@ export class InFlightQueue {
         this.#waiters.shift()!(out);
       } else if (head && this.#overtaken(head)) {
         this.#entries.shift();
-        this.dropped++;
+        this.#dropped(head.frame);
       } else if (!head && this.#closed) {
         this.#waiters.shift()!(null);
       } else {

@@ -33,7 +33,7 @@ interface Decoder {
 
 export class IpcChannel implements FrameChannel {
   readonly name: string;
-  readonly #opts: Required<IpcChannelOptions>;
+  readonly #opts: Required<Omit<IpcChannelOptions, 'onDropped'>>;
   readonly #queue: InFlightQueue;
   readonly #decoders: Decoder[] = [];
   #restarts = 0;
@@ -53,7 +53,7 @@ export class IpcChannel implements FrameChannel {
       decoderNice: opts.decoderNice ?? DECODER_NICE,
     };
     this.name = `ipc-${this.#opts.serialization}`;
-    this.#queue = new InFlightQueue(opts.maxInFlight);
+    this.#queue = new InFlightQueue(opts.maxInFlight, opts.onDropped);
   }
 
   async start(): Promise<void> {

@@ -56,7 +56,7 @@ export class SharedMemoryChannel implements FrameChannel {
       throw new RangeError(`shared channel: maxFrameWidth/maxFrameHeight must be positive integers, got ${w}x${h}`);
     }
     if (!Number.isInteger(opts.decoders) || opts.decoders < 1) throw new RangeError(`shared channel: decoders must be an integer >= 1, got ${opts.decoders}`);
-    this.#queue = new InFlightQueue(opts.maxInFlight);
+    this.#queue = new InFlightQueue(opts.maxInFlight, opts.onDropped);
     // maxFrameWidth/Height are full-size pixels; a frame decoded at 1/N (rounded up) needs 1/N² of them.
     const scale = this.#opts.decodeScale;
     this.#ring = SharedFrameRing.create(opts.maxInFlight + heldFrames, Math.ceil(w / scale) * Math.ceil(h / scale) * 4);

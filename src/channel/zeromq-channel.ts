@@ -62,6 +62,11 @@ const MESSAGE_TYPES = new Set<unknown>(['ready', 'bye', 'frame', 'decode-error']
  */
 const HEDGE_FACTOR = 5;
 const HEDGE_MIN_MS = 300;
+
+/** A frame's JPEG in KB, at least 1: what a decoder's time per KB is measured and judged by (a tiny JPEG costs the fixed part). */
+function jpegKB(frame: JpegFrame): number {
+  return Math.max(1, frame.jpeg.byteLength / 1024);
+}
 /** Failed peers remembered, at most (the oldest is forgotten first). */
 const FAILURES_KEPT = 1_024;
 
@@ -114,7 +119,7 @@ interface LocalDecoder {
 
 export class ZeromqChannel implements FrameChannel {
   readonly name: string;
-  readonly #opts: Required<ZeromqChannelOptions>;
+  readonly #opts: Required<Omit<ZeromqChannelOptions, 'onDropped'>>;
   readonly #queue: InFlightQueue;
   readonly #peers = new Map<string, Peer>();
   /** Per peer key, its failures and when it may be tried again (TRIAL_RETRY_MS); bounded by FAILURES_KEPT. */
@@ -139,7 +144,7 @@ export class ZeromqChannel implements FrameChannel {
   #receiving: Promise<void> | undefined;
 
   constructor(opts: ZeromqChannelOptions) {
-    this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, decodeScale: 1, ...stripUndefined(opts) } as Required<ZeromqChannelOptions>;
+    this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, decodeScale: 1, ...stripUndefined(opts) } as Required<Omit<ZeromqChannelOptions, 'onDropped'>>;
     if (!Number.isInteger(opts.decoders) || opts.decoders < 0) throw new RangeError(`zeromq channel: decoders must be an integer >= 0, got ${opts.decoders}`);
     let ep = this.#opts.endpoint;
     if (ep === '') {
@@ -153,7 +158,7 @@ export class ZeromqChannel implements FrameChannel {
     // ZeroMQ spells "any free port" as '*'.
     this.#bindEndpoint = ep.replace(/:0$/, ':*');
     this.name = `zeromq-${ep.startsWith('tcp://') ? 'tcp' : 'ipc'}`;
-    this.#queue = new InFlightQueue(opts.maxInFlight);
+    this.#queue = new InFlightQueue(opts.maxInFlight, opts.onDropped);
     this.#baseInFlight = opts.maxInFlight;
     this.#router = new Router({
       ...ZMQ_SOCKET_DEFAULTS,
@@ -319,7 +324,7 @@ export class ZeromqChannel implements FrameChannel {
         // nor a decode error, which any peer can send at once.
         const result = this.#onResult(peer, sent, msg, parts[2]);
         if (result === 'frame') {
-          const perKB = (Date.now() - peer.jobSince) / Math.max(1, sent.frame.jpeg.byteLength / 1024);
+          const perKB = (Date.now() - peer.jobSince) / jpegKB(sent.frame);
           peer.msPerKB = peer.msPerKB === undefined ? perKB : 0.8 * peer.msPerKB + 0.2 * perKB;
         }
         if (result === 'frame' && !peer.proven) {
@@ -437,7 +442,7 @@ export class ZeromqChannel implements FrameChannel {
    */
   #hedge(peers: readonly Peer[], now: number): void {
     const late = (job: InFlightEntry, p: Peer): boolean =>
-      p.msPerKB !== undefined && now - p.jobSince > Math.max(HEDGE_MIN_MS, HEDGE_FACTOR * p.msPerKB * (job.frame.jpeg.byteLength / 1024));
+      p.msPerKB !== undefined && now - p.jobSince > Math.max(HEDGE_MIN_MS, HEDGE_FACTOR * p.msPerKB * jpegKB(job.frame));
     const overdue = peers
       .flatMap((p) => (p.job !== null && p.proven && late(p.job, p) && this.#holders(p.job.id) === 1 && this.#queue.get(p.job.id)?.state === 'decoding' ? [p.job] : []))
       .sort((a, b) => a.id - b.id);
