@@ -74,3 +74,18 @@ test('rows counted while the camera view had moved are marked in every format, w
   expect(csv[1]!.split(',').slice(10)).toEqual(['0', '0']);
   expect(JSON.parse(formatCounts(rows, 'json'))[1]).toMatchObject({ framesMoved: 1750, viewMoved: 0.25 });
 });
+
+test('a quarter of a million rows: every format renders them all, JSON as JSON.stringify would, piece by piece', async () => {
+  // One line's minutes over 174 days. The table spread a column into Math.max and overflowed the stack from about
+  // 125,000 rows on (the query CLI exited with "Maximum call stack size exceeded" and printed nothing).
+  const { formatCountsPieces } = await import('../dist/src/store/format-counts.js');
+  const many = Array.from({ length: 250_000 }, (_, k) => row(new Date(Date.UTC(2026, 0, 1) + k * 60_000).toISOString(), 'cam', 'l', k % 7, k % 3, 60, 60));
+  const table = formatCounts(many, 'table').trimEnd().split('\n');
+  expect(table).toHaveLength(2 + many.length);
+  expect(table.at(-1)).toMatch(/^2026-06-23T14:39\S+\s+cam\s+l\s+\d+\s+\d+\s+\d+\s+100\.0%$/);
+  expect(formatCounts(many, 'csv').split('\r\n')).toHaveLength(1 + many.length + 1);
+  const few = many.slice(0, 3);
+  expect([...formatCountsPieces(few, 'json')].join('')).toBe(`${JSON.stringify(few, null, 2)}\n`);
+  expect([...formatCountsPieces([], 'json')].join('')).toBe('[]\n');
+  expect((JSON.parse([...formatCountsPieces(many, 'json')].join('')) as unknown[]).length).toBe(many.length);
+});

@@ -1,9 +1,10 @@
 // `traffic-counter query`: stored counts per minute/15-minute/hour/day bucket, as a table, CSV or JSON.
 
+import { once } from 'node:events';
 import { parseCliArgs } from './parse-cli-args.js';
 import { queryCounts } from '../store/count-reader.js';
 import { parseQueryParams } from '../store/query-counts.js';
-import { formatCounts } from '../store/format-counts.js';
+import { formatCountsPieces } from '../store/format-counts.js';
 
 const HELP = `Usage: traffic-counter query --db FILE --bucket minute|15min|hour|day [options]
 
@@ -15,9 +16,10 @@ Options:
   --bucket B         minute, 15min, hour or day (required); 15min sums the minute rows per quarter hour
   --camera ID        only this camera (an id the database does not have is refused, with the ids it has)
   --line ID          only this line (likewise)
-  --from ISO         first bucket start, e.g. 2026-11-22T08:00Z or 2026-11-22 (inclusive; without a
-                     zone, in --tz)
-  --to ISO           end time (exclusive)
+  --from ISO         buckets starting at or after this time, e.g. 2026-11-22T08:00Z or 2026-11-22
+                     (without a zone, in --tz)
+  --to ISO           buckets starting before this time; a bucket is never cut, so one that starts
+                     before --to is shown whole (--bucket day --to 2026-11-22T12:00Z includes that day)
   --tz ZONE          buckets in this IANA time zone's local time, daylight saving included (local
                      days of 23 or 25 hours), e.g. Europe/Berlin; "local" is this machine's; default UTC
   --format F         table (default), csv or json
@@ -50,6 +52,16 @@ export async function queryCommand(argv: string[]): Promise<number> {
     'cli',
   );
   const rows = queryCounts(values.db ?? './data/counts.db', params, { source: 'cli' });
-  process.stdout.write(formatCounts(rows, params.format, params.byClass, params.timeZone));
+  // Written as it is formatted, in 64-KB batches, waiting for the terminal or pipe to take each: a million rows
+  // made one string too long for V8 (JSON) or held 1.2 GB (CSV).
+  let batch = '';
+  for (const piece of formatCountsPieces(rows, params.format, params.byClass, params.timeZone)) {
+    batch += piece;
+    if (batch.length >= 65_536) {
+      if (!process.stdout.write(batch)) await once(process.stdout, 'drain');
+      batch = '';
+    }
+  }
+  if (batch !== '') process.stdout.write(batch);
   return 0;
 }

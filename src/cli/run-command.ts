@@ -16,7 +16,7 @@ import { ConfigError, UsageError } from '../errors.js';
 const HELP = `Usage: traffic-counter run [--config FILE] [--camera URL] [--db FILE] [options]
 
 Polls the cameras, counts vehicles crossing the configured lines, prints each crossing and stores events
-and minute/hour/day counts in SQLite. Ctrl-C (SIGINT) or SIGTERM flushes and closes the database.
+and minute/hour/day counts in SQLite. Ctrl-C (SIGINT), SIGTERM or SIGHUP flushes and closes the database.
 
   (no --config, no --camera)  start the built-in simulated camera on 127.0.0.1 and count it
   --camera URL                count one camera (snapshot or MJPEG URL) with a full-frame ROI and one
@@ -121,6 +121,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
+      // The terminal it runs in closing: stopped as by Ctrl-C (the default ended the process without its flush).
+      process.once('SIGHUP', () => stop('SIGHUP'));
       if (duration > 0) setTimeout(() => stop(`--duration ${duration}s elapsed`), duration * 1000).unref();
     });
     const { channel: channelName, endpoint } = daemon.stats().channel;
@@ -155,11 +157,10 @@ export async function runCommand(argv: string[]): Promise<number> {
       log.warn(`second ${signal}: stopped at once; counts stored, ${notAnalysed} frame(s) still at the decoders not analysed`);
       process.exit(130);
     };
-    process.once('SIGINT', force);
-    process.once('SIGTERM', force);
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    for (const s of signals) process.once(s, force);
     for (const c of cleanups.splice(0)) await c().catch((err: unknown) => log.warn(String(err)));
-    process.off('SIGINT', force);
-    process.off('SIGTERM', force);
+    for (const s of signals) process.off(s, force);
   } finally {
     // Also on errors: a started simulator or daemon must not keep the process alive.
     for (const c of cleanups) await c().catch(() => {});

@@ -16,17 +16,13 @@ function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-function toCsv(rows: readonly CountRow[], byClass: boolean): string {
-  const lines = [[...CSV_COLUMNS, ...(byClass ? CLASS_COLUMNS : []), ...MOVED_COLUMNS].join(',')];
-  for (const r of rows) {
-    lines.push(
-      [r.bucket, r.start, r.cameraId, r.lineId, r.in, r.out, r.total, r.framesReceived, r.framesExpected, r.uptime, ...(byClass ? classValues(r) : []), r.framesMoved, r.viewMoved]
-        .map(csvField)
-        .join(','),
-    );
-  }
+function* csvLines(rows: readonly CountRow[], byClass: boolean): Generator<string> {
   // RFC 4180 records end with CRLF, the last one included.
-  return `${lines.join('\r\n')}\r\n`;
+  yield `${[...CSV_COLUMNS, ...(byClass ? CLASS_COLUMNS : []), ...MOVED_COLUMNS].join(',')}\r\n`;
+  for (const r of rows) {
+    const fields = [r.bucket, r.start, r.cameraId, r.lineId, r.in, r.out, r.total, r.framesReceived, r.framesExpected, r.uptime, ...(byClass ? classValues(r) : []), r.framesMoved, r.viewMoved];
+    yield `${fields.map(csvField).join(',')}\r\n`;
+  }
 }
 
 function uptimeText(uptime: number | null): string {
@@ -41,48 +37,68 @@ function movedText(r: CountRow): string {
   return `${Math.max(0.1, r.viewMoved * 100).toFixed(1)}% !`;
 }
 
-function toTable(rows: readonly CountRow[], byClass: boolean, timeZone: string): string {
+function* tableLines(rows: readonly CountRow[], byClass: boolean, timeZone: string): Generator<string> {
   // The column is there only when a bucket in the answer had its camera's view moved.
   const moved = rows.some((r) => r.framesMoved > 0);
   const header = [`start (${timeZone})`, 'camera', 'line', 'in', 'out', 'total', ...(byClass ? CLASS_COLUMNS : []), 'uptime', ...(moved ? ['view moved'] : [])];
   const rightAligned = header.map((_, i) => i >= 3);
-  const body = rows.map((r) => [
+  const cellsOf = (r: CountRow): string[] => [
     r.start, r.cameraId, r.lineId, String(r.in), String(r.out), String(r.total),
     ...(byClass ? classValues(r).map(String) : []),
     uptimeText(r.uptime),
     ...(moved ? [movedText(r)] : []),
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
+  ];
+  // A loop, not Math.max(...column): spreading 125,000 rows or more overflowed the stack (one line's minutes over
+  // three months).
+  const widths = header.map((h) => h.length);
+  for (const r of rows) cellsOf(r).forEach((c, i) => (widths[i] = Math.max(widths[i]!, c.length)));
   const render = (cells: string[]): string =>
-    cells
-      .map((c, i) => (rightAligned[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+    `${cells
+      .map((c, i) => (rightAligned[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
       .join('  ')
-      .trimEnd();
-  const out = [render(header), widths.map((w) => '-'.repeat(w)).join('  ')];
-  for (const cells of body) out.push(render(cells));
-  if (rows.length === 0) out.push('(no buckets match: nothing was monitored or counted in this range)');
+      .trimEnd()}\n`;
+  yield render(header);
+  yield `${widths.map((w) => '-'.repeat(w)).join('  ')}\n`;
+  for (const r of rows) yield render(cellsOf(r));
+  if (rows.length === 0) yield '(no buckets match: none starting in the range asked (from ≤ start < to) was monitored or counted)\n';
   if (moved) {
     const n = rows.filter((r) => r.framesMoved > 0).length;
-    out.push(
-      '',
-      `! view moved: in ${n} of these rows, part of the bucket's frames came while the camera's view did not match the one its ROI ` +
-        'and lines were learnt on (turned, zoomed or blocked); their counts are unreliable (see "Has the camera moved?" in the README)',
-    );
+    yield '\n';
+    yield `! view moved: in ${n} of these rows, part of the bucket's frames came while the camera's view did not match the one its ROI ` +
+      'and lines were learnt on (turned, zoomed or blocked); their counts are unreliable (see "Has the camera moved?" in the README)\n';
   }
-  return `${out.join('\n')}\n`;
+}
+
+/** JSON.stringify(rows, null, 2), a row at a time (one string of a million rows is over V8's string limit). */
+function* jsonLines(rows: readonly CountRow[]): Generator<string> {
+  if (rows.length === 0) {
+    yield '[]\n';
+    return;
+  }
+  yield '[\n';
+  for (let i = 0; i < rows.length; i++) yield `  ${JSON.stringify(rows[i], null, 2).replace(/\n/g, '\n  ')}${i < rows.length - 1 ? ',' : ''}\n`;
+  yield ']\n';
 }
 
 /**
- * Formats rows; every format ends with a newline. `byClass` adds the class columns to table and CSV; `timeZone` is
- * the one the rows' starts are in (QueryParams.timeZone), named in the table's header.
+ * Formats rows in pieces (a line or a row each), for answers too large for one string; every format ends with a
+ * newline. `byClass` adds the class columns to table and CSV; `timeZone` is the one the rows' starts are in
+ * (QueryParams.timeZone), named in the table's header.
  */
-export function formatCounts(rows: readonly CountRow[], format: CountFormat, byClass = false, timeZone = 'UTC'): string {
+export function formatCountsPieces(rows: readonly CountRow[], format: CountFormat, byClass = false, timeZone = 'UTC'): Iterable<string> {
   switch (format) {
     case 'csv':
-      return toCsv(rows, byClass);
+      return csvLines(rows, byClass);
     case 'json':
-      return `${JSON.stringify(rows, null, 2)}\n`;
+      return jsonLines(rows);
     case 'table':
-      return toTable(rows, byClass, timeZone);
+      return tableLines(rows, byClass, timeZone);
   }
+}
+
+/** formatCountsPieces as one string. */
+export function formatCounts(rows: readonly CountRow[], format: CountFormat, byClass = false, timeZone = 'UTC'): string {
+  let out = '';
+  for (const piece of formatCountsPieces(rows, format, byClass, timeZone)) out += piece;
+  return out;
 }
