@@ -65,6 +65,34 @@ export interface CameraStats {
   view: { roi: CameraConfig['roi']; lines: CameraConfig['lines']; drawnOn?: CameraConfig['drawnOn'] };
 }
 
+/**
+ * A camera's source log beside its RepeatLog: whether the current failure was said (its "back" line is said only
+ * then), and since when it has been back (null while it fails).
+ */
+interface SourceSaid {
+  failure: boolean;
+  backAt: number | null;
+}
+
+/** A camera back this long (ms) is steady: its next failure is said at once, not counted as a repeat. */
+const STEADY_MS = 60_000;
+
+/** The count database as /api/health and /metrics show it. */
+export interface StoreHealth {
+  readonly file: string;
+  /** False while writes fail (the counts are kept in memory and retried): /api/health then answers 503. */
+  readonly ok: boolean;
+  /** When writes began to fail (ms since the epoch), null while they work. */
+  readonly failingSince: number | null;
+  readonly pendingEvents: number;
+  readonly pendingBuckets: number;
+  readonly failedFlushes: number;
+  /** Crossing details (not counts) dropped after writes failed past the store's bound. */
+  readonly eventDetailsDropped: number;
+  readonly lastError: string | null;
+  readonly warnings: readonly { readonly message: string }[];
+}
+
 interface CameraPipeline {
   readonly camera: CameraConfig;
   readonly analyzer: CameraAnalyzer;
@@ -194,9 +222,20 @@ export class Daemon implements AsyncDisposable {
     // Every analyzer is built (its config checked) before the store opens and the decoders start: a camera it
     // refuses stops the start with nothing to close.
     const analyzers = config.cameras.map((camera, i) => new CameraAnalyzer(camera, `cameras[${i}]`));
+    // A failing database (disk full, made read-only) is said once, then at its 100th failure since or after 10
+    // minutes (see RepeatLog), not at every flush (once a second: helper 26), and its recovery is said.
+    const storeLog = new RepeatLog();
     const store = CountStore.open(config.db, {
       flushIntervalMs: config.flushIntervalMs,
-      onError: (err: unknown) => log.warn(`store: ${(err as Error).message} (kept in memory, will retry)`),
+      onError: (err: unknown) => {
+        const { say, since } = storeLog.say('store');
+        const again = since > 1 ? ` (${since} times since it was last said)` : '';
+        if (say) log.warn(`store: ${(err as Error).message} (kept in memory, will retry)${again}`);
+      },
+      onRecover: ({ failedFlushes, failingSince }) => {
+        storeLog.reset();
+        log.info(`store: ${config.db}: writes work again after ${failedFlushes} failed attempt(s) over ${Math.round((Date.now() - failingSince) / 1000)} s; the counts kept meanwhile are written`);
+      },
     });
     // Any later step can fail (the decoders do not start, the database refuses to register a camera): what was
     // opened is then released, latest first, and the start's own error is thrown.
@@ -236,11 +275,15 @@ export class Daemon implements AsyncDisposable {
       }
       const stats = { id: camera.id, framesAnalysed: 0, decodeErrors: 0, decodeErrorsByCode: {}, dropped: 0, analyzerErrors: 0, lastFrameAt: null, lastError: null };
       const sourceLog = new RepeatLog();
+      const sourceSaid: SourceSaid = { failure: false, backAt: null };
       const source = createSource(camera, {
-        onError: (err: TrafficCounterError, kind: 'failure' | 'warning') => this.#onSourceError(camera, sourceLog, err, kind),
+        onError: (err: TrafficCounterError, kind: 'failure' | 'warning') => this.#onSourceError(camera, sourceLog, sourceSaid, err, kind),
+        // Said when its failure was (a flapping camera, down and back every few seconds, said both every time:
+        // 83 lines a minute, helper 27). Its errors are said afresh only once it has been back STEADY_MS.
         onRecover: (info: { afterFailures: number }) => {
-          sourceLog.reset();
-          this.#log.info(`camera ${camera.id}: back after ${info.afterFailures} failed attempt(s)`);
+          if (sourceSaid.failure) this.#log.info(`camera ${camera.id}: back after ${info.afterFailures} failed attempt(s)`);
+          sourceSaid.failure = false;
+          sourceSaid.backAt = Date.now();
         },
         onSlot: (timeMs: number) => this.#store.addFrameTicks(camera.id, timeMs, { expected: 1 }),
         // The poll in flight when the daemon stops was cut short by us: not a frame the camera failed to give.
@@ -324,12 +367,16 @@ export class Daemon implements AsyncDisposable {
     } while (await abortableSleep(PRUNE_EVERY_MS, signal));
   }
 
-  #onSourceError(camera: CameraConfig, log: RepeatLog, err: TrafficCounterError, kind: 'failure' | 'warning'): void {
+  #onSourceError(camera: CameraConfig, log: RepeatLog, said: SourceSaid, err: TrafficCounterError, kind: 'failure' | 'warning'): void {
     const p = this.#pipelines.get(camera.id);
     if (p) p.stats.lastError = err.message;
     this.#store.addFrameTicks(camera.id, Date.now(), { sourceErrors: 1 });
+    // A camera back for a while whose problem comes again is told at once; one that flaps, as a repeat.
+    if (said.backAt !== null && Date.now() - said.backAt >= STEADY_MS) log.reset();
+    if (kind === 'failure') said.backAt = null;
     // Each cause on its own: an HTTP error's status too (a camera going from 500 to 404 to 401 says each).
     const { say, since } = log.say(err instanceof SourceError && err.status !== undefined ? `${err.code} ${err.status}` : err.code);
+    if (say && kind === 'failure') said.failure = true;
     if (say) {
       // A warning (a boundary read anyway, an oversized part skipped) is not retried, also when it comes during a
       // failure streak, before the stream has delivered a frame.
@@ -522,10 +569,26 @@ export class Daemon implements AsyncDisposable {
     events.forEach((ev, i) => onEvent(ev, totals[i]!));
   }
 
-  /** Per-camera stats for logs and the HTTP health endpoint. */
-  stats(): { channel: ChannelStats; cameras: CameraStats[] } {
+  /** The database's side of the health: a daemon whose writes fail is not healthy, however its cameras are. */
+  #storeHealth(): StoreHealth {
+    const s = this.#store.stats();
+    const ok = s.failingSince === null;
+    const warnings = ok
+      ? []
+      : [{
+          message:
+            `database ${this.config.db}: writes have failed for ${Math.round((Date.now() - s.failingSince!) / 1000)} s (${s.lastError}); ` +
+            `${s.pendingEvents} crossings and ${s.pendingBuckets} buckets are kept in memory and retried every ${this.config.flushIntervalMs} ms: ` +
+            `free disk space, make the file and its folder writable, or end the process holding a write lock on it; nothing is lost while the daemon runs`,
+        }];
+    return { file: this.#store.file, ok, failingSince: s.failingSince, pendingEvents: s.pendingEvents, pendingBuckets: s.pendingBuckets, failedFlushes: s.failedFlushes, eventDetailsDropped: s.eventDetailsDropped, lastError: s.lastError, warnings };
+  }
+
+  /** Per-camera stats for logs and the HTTP health endpoint, with the channel's and the database's. */
+  stats(): { channel: ChannelStats; cameras: CameraStats[]; store: StoreHealth } {
     return {
       channel: this.#channel.stats(),
+      store: this.#storeHealth(),
       cameras: [...this.#pipelines.values()].map((p) => {
         const source = p.source.stats();
         const lineReach = p.analyzer.lineReach();

@@ -3,14 +3,13 @@
 // seen only as gaps in the sequence numbers of the frames that came out, and load windows ended only at an output:
 // such a camera was never told, its health said only "no decoder returned its frames". When a decoder connects,
 // the log must say the daemon keeps up again.
-import { createServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { Daemon } from '../dist/src/daemon.js';
 import { runZeromqDecoder } from '../dist/src/decode/zeromq-decoder.js';
-import { createScene } from '../dist/src/source/camera-sim/index.js';
+import { scene, serveSceneCamera, until } from './helpers/scene-camera.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 /** A loopback port free a moment ago (the zeromq endpoint must be named before the daemon binds it). */
@@ -22,23 +21,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function until(what: string, cond: () => boolean, ms = 20_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !cond(); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 it('tells a camera whose every frame is dropped that the daemon cannot keep up, and when it keeps up again', { timeout: 60_000 }, async () => {
-  const scene = createScene({ seed: 7, scenario: 'default' });
-  const frames = Array.from({ length: 20 }, (_, k) => scene.encodeJpeg(k / 2).jpeg);
-  let next = 0;
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'image/jpeg' }).end(frames[next++ % frames.length]);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  onTestFinished(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cam1.jpg`;
+  const url = await serveSceneCamera();
   const endpoint = `tcp://127.0.0.1:${await freePort()}`;
   // 10 fps, 2 s windows: 20 frames a window, twice the fewest that are judged.
   const config = validateConfig({ db: join(tempDir(), 'counts.db'), channel: 'zeromq', zeromqEndpoint: endpoint, decoders: 0, cameras: [{ ...scene.cameraConfig(), id: 'cam1', url, pollIntervalMs: 100 }] });

@@ -104,6 +104,10 @@ export async function runCommand(argv: string[]): Promise<number> {
       warn: (m: string) => process.stderr.write(`${new Date().toISOString()}  warning: ${m}\n`),
     };
     for (const m of unusedKeys(config, values.config, values.channel !== undefined)) log.warn(m);
+    // The channels say a decoder restarted or timed out through process.emitWarning, which Node prints without a
+    // time ("(node:2355) Warning: …"): in a log kept for days, when a decoder crashed could not be told (helper 27).
+    process.removeAllListeners('warning');
+    process.on('warning', (w: Error) => log.warn(w.name === 'Warning' ? w.message : `${w.name}: ${w.message}`));
     const daemon = await Daemon.start(config, {
       log,
       onEvent: (ev, totals) =>
@@ -159,8 +163,17 @@ export async function runCommand(argv: string[]): Promise<number> {
     };
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     for (const s of signals) process.once(s, force);
-    for (const c of cleanups.splice(0)) await c().catch((err: unknown) => log.warn(String(err)));
+    // A close that could not write what it held (the database refusing writes) ends with status 1, not 0: a
+    // supervisor or script must see that counts were lost (helper 26: "closed without writing 7 events", status 0).
+    let closeFailed = false;
+    for (const c of cleanups.splice(0)) {
+      await c().catch((err: unknown) => {
+        closeFailed = true;
+        log.warn(String(err));
+      });
+    }
     for (const s of signals) process.off(s, force);
+    if (closeFailed) return 1;
   } finally {
     // Also on errors: a started simulator or daemon must not keep the process alive.
     for (const c of cleanups) await c().catch(() => {});

@@ -135,8 +135,9 @@ function showView(c) {
 async function refreshHealth() {
   const res = await fetch('/api/health', { cache: 'no-store' });
   const body = await res.json();
-  if (!res.ok) throw new Error(body.error ? body.error.message : res.statusText);
-  const cams = body.cameras || []; // { ok, channel, cameras }
+  // 503 with cameras: the daemon runs but is not healthy (its database refuses writes); shown, not an error.
+  if (!res.ok && !body.cameras) throw new Error(body.error ? body.error.message : res.statusText);
+  const cams = body.cameras || []; // { ok, channel, cameras, store }
   fill(document.querySelector('#cameras tbody'), cams.map((c) => [
     { text: c.id }, { text: c.status || '-', down: c.status === 'down' || c.status === 'frozen' || c.status === 'failing' || c.status === 'moved' }, { text: String(c.framesAnalysed), num: true },
     { text: c.lastFrameAt ? localTime(c.lastFrameAt, true) : '-' },
@@ -145,6 +146,11 @@ async function refreshHealth() {
   for (const c of cams) showView(c);
   const list = document.getElementById('warnings');
   list.replaceChildren();
+  for (const w of (body.store && body.store.warnings) || []) {
+    const li = document.createElement('li');
+    li.textContent = w.message;
+    list.appendChild(li);
+  }
   for (const c of cams) {
     for (const w of c.warnings || []) {
       const li = document.createElement('li');

@@ -4,12 +4,13 @@
 // Prometheus' rate() and increase() expect); the stored counts stay the source of truth (/api/counts).
 
 import type { ChannelStats } from '../channel/frame-channel.js';
-import type { CameraStats } from '../daemon.js';
+import type { CameraStats, StoreHealth } from '../daemon.js';
 
 /** What /metrics reads: the daemon's stats(). */
 export interface MetricsSource {
   readonly channel?: ChannelStats;
   readonly cameras: readonly CameraStats[];
+  readonly store?: StoreHealth;
 }
 
 const STATUSES: readonly CameraStats['status'][] = ['counting', 'learning', 'moved', 'failing', 'frozen', 'down'];
@@ -56,6 +57,14 @@ export function formatMetrics(s: MetricsSource): string {
     family('traffic_counter_channel_decoder_restarts_total', 'counter', 'Decoder processes or threads restarted after a crash.', [[l, ch.decoderRestarts]]);
     family('traffic_counter_channel_frames_in_flight', 'gauge', 'Frames in the channel now (waiting for a decoder, decoding, or decoded and waiting).', [[l, ch.inFlight]]);
     family('traffic_counter_channel_frames_in_flight_max', 'gauge', 'The most frames in flight now; beyond it one is dropped (zeromq: two per connected decoder that has answered a job, at least maxFramesInFlight).', [[l, ch.maxInFlight]]);
+  }
+  const st = s.store;
+  if (st) {
+    // A daemon whose database refuses writes counts into memory only: alert on this, not on the cameras.
+    family('traffic_counter_store_failing', 'gauge', 'Whether writes to the count database fail now (1: counts are kept in memory and retried; see /api/health).', [[{}, st.ok ? 0 : 1]]);
+    family('traffic_counter_store_failed_flushes_total', 'counter', 'Writes of pending counts to the database that failed.', [[{}, st.failedFlushes]]);
+    family('traffic_counter_store_pending_events', 'gauge', 'Crossings counted and not yet written to the database.', [[{}, st.pendingEvents]]);
+    family('traffic_counter_store_event_details_dropped_total', 'counter', 'Crossing details (not counts) dropped while writes kept failing.', [[{}, st.eventDetailsDropped]]);
   }
   return `${out.join('\n')}\n`;
 }

@@ -151,9 +151,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         return { status: 200, type: 'text/html; charset=utf-8', body: DASHBOARD_HTML };
       case '/api/counts':
         return counts(search, gone);
-      case '/api/health':
-        // Without a daemon (a server over a database alone) there are no cameras to report.
-        return json(200, { ok: true, ...(opts.stats ? opts.stats() : { cameras: [] }), queries: runner.stats() });
+      case '/api/health': {
+        // Without a daemon (a server over a database alone) there are no cameras to report. A daemon whose
+        // database refuses writes is not healthy (503, for Docker's HEALTHCHECK and load balancers), whatever its
+        // cameras do: it said ok while its counts piled up in memory (a full disk, helper 26).
+        const stats = opts.stats ? opts.stats() : { cameras: [] };
+        const ok = stats.store?.ok ?? true;
+        return json(ok ? 200 : 503, { ok, ...stats, queries: runner.stats() });
+      }
       case '/metrics':
         return { status: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: formatMetrics(opts.stats ? opts.stats() : { cameras: [] }) };
       default: {

@@ -17,7 +17,11 @@ export const STORE_DEFAULTS = {
   flushIntervalMs: 1_000, // automatic flush period (timer is unref'd)
   maxBatch: 1_000, // pending events that trigger an immediate flush
   maxPendingEvents: 100_000, // event detail rows kept while flushes fail; past it the oldest details are dropped, never their counts
-  busyTimeoutMs: 5_000, // how long a write waits for a lock held by another connection
+  busyTimeoutMs: 5_000, // how long a write waits for a lock held by another connection (at open and at close)
+  // How long a flush on the timer waits for such a lock: it runs on the daemon's thread, and waiting 5 s there held up
+  // every camera's frames once a second (another process holding a write transaction: 4 of 10 crossings counted,
+  // the camera blamed for timing out; helper 26). A flush that fails keeps its counts for the next.
+  flushBusyTimeoutMs: 250,
 } as const;
 
 /** What to check when a write fails: the fix named by every write error below. */
@@ -30,6 +34,8 @@ export interface CountStoreOptions {
   busyTimeoutMs?: number;
   /** Flush failures and dropped event details are reported here (default: console.error). */
   onError?: (err: Error) => void;
+  /** Called at the first flush that succeeds after failed ones: everything pending then was written. */
+  onRecover?: (info: { readonly failedFlushes: number; readonly failingSince: number }) => void;
 }
 
 export interface CameraRegistration {
@@ -71,6 +77,8 @@ export interface CountStoreStats {
   /** Event detail rows dropped because flushes kept failing; their counts were kept. */
   readonly eventDetailsDropped: number;
   readonly lastError: string | null;
+  /** While writes fail: when they began to (ms since the epoch); null while they work. */
+  readonly failingSince: number | null;
 }
 
 // Column order of the count aggregates; matches COUNT_COLUMNS in migrations.ts: the totals, then in and out
@@ -163,8 +171,9 @@ export class CountStore implements AsyncDisposable {
   /** This store is the database's one writer (see WriterLock). */
   readonly #lock: WriterLock;
   readonly #stmts: Statements;
-  readonly #opts: Required<Omit<CountStoreOptions, 'onError'>>;
+  readonly #opts: Required<Omit<CountStoreOptions, 'onError' | 'onRecover'>>;
   readonly #onError: (err: Error) => void;
+  readonly #onRecover: CountStoreOptions['onRecover'];
   readonly #timer: NodeJS.Timeout;
   readonly #queryStmts = new Map<string, Statement>();
 
@@ -175,6 +184,11 @@ export class CountStore implements AsyncDisposable {
   #lines = new Map<string, Set<string>>();
   #closed = false;
   #failing = false;
+  /** When the flushes began to fail (ms since the epoch), and how many have failed since; null while they work. */
+  #failingSince: number | null = null;
+  #failedInARow = 0;
+  /** The connection's busy_timeout now (ms): busyTimeoutMs at open and close, at most flushBusyTimeoutMs between. */
+  #busyMs: number;
   #flushes = 0;
   #failedFlushes = 0;
   #detailsDropped = 0;
@@ -191,6 +205,8 @@ export class CountStore implements AsyncDisposable {
       busyTimeoutMs: opts.busyTimeoutMs ?? STORE_DEFAULTS.busyTimeoutMs,
     };
     this.#onError = opts.onError ?? ((err) => console.error(`traffic-counter store: ${err.message}`));
+    this.#onRecover = opts.onRecover;
+    this.#busyMs = this.#opts.busyTimeoutMs;
     this.#stmts = prepareStatements(db);
     this.#timer = setInterval(() => this.#flushQuietly(), this.#opts.flushIntervalMs);
     // The store must not keep the process alive; close() does the final flush.
@@ -375,7 +391,16 @@ export class CountStore implements AsyncDisposable {
    * StoreError is thrown. Synchronous, so it is safe to call from a signal handler.
    */
   flush(): void {
+    this.#flush(Math.min(this.#opts.busyTimeoutMs, STORE_DEFAULTS.flushBusyTimeoutMs));
+  }
+
+  /** flush() waiting at most `busyMs` for another connection's write lock. */
+  #flush(busyMs: number): void {
     if (this.#closed) return;
+    if (busyMs !== this.#busyMs) {
+      this.#db.pragma(`busy_timeout = ${busyMs}`);
+      this.#busyMs = busyMs;
+    }
     if (this.#events.length === 0 && this.#counts.size === 0 && this.#frames.size === 0) return;
     const events = this.#events;
     const counts = [...this.#counts.values()];
@@ -431,6 +456,8 @@ export class CountStore implements AsyncDisposable {
         .immediate();
     } catch (err) {
       this.#failing = true;
+      this.#failingSince ??= Date.now();
+      this.#failedInARow++;
       this.#failedFlushes++;
       this.#lastError = (err as Error).message;
       throw new StoreError(
@@ -442,8 +469,14 @@ export class CountStore implements AsyncDisposable {
     this.#events = [];
     this.#counts.clear();
     this.#frames.clear();
-    this.#failing = false;
     this.#flushes++;
+    if (this.#failing) {
+      const info = { failedFlushes: this.#failedInARow, failingSince: this.#failingSince! };
+      this.#failing = false;
+      this.#failingSince = null;
+      this.#failedInARow = 0;
+      this.#onRecover?.(info);
+    }
   }
 
   #flushQuietly(): void {
@@ -511,6 +544,7 @@ export class CountStore implements AsyncDisposable {
       failedFlushes: this.#failedFlushes,
       eventDetailsDropped: this.#detailsDropped,
       lastError: this.#lastError,
+      failingSince: this.#failingSince,
     };
   }
 
@@ -529,7 +563,7 @@ export class CountStore implements AsyncDisposable {
     const pending = this.#events.length;
     const buckets = this.#counts.size + this.#frames.size;
     try {
-      this.flush();
+      this.#flush(this.#opts.busyTimeoutMs);
     } catch (err) {
       failure = new StoreError(
         `${this.file}: closed without writing ${pending} events and ${buckets} pending buckets (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}); ${WRITE_FIX}`,
