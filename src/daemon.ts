@@ -77,6 +77,14 @@ interface SourceSaid {
 /** A camera back this long (ms) is steady: its next failure is said at once, not counted as a repeat. */
 const STEADY_MS = 60_000;
 
+/** How often the daemon checks that its database file is still there (a stat: microseconds). */
+const FILE_CHECK_MS = 5_000;
+
+/** What to do about a database file deleted or replaced under the daemon (CountStore.fileGone). */
+function fileGoneMessage(gone: string): string {
+  return `database ${gone}; the counts from then on are written to the file the daemon opened, which no longer has that name and is lost when the daemon stops: restart it (Ctrl-C, then run again) to count into a new database at that path`;
+}
+
 /** The count database as /api/health and /metrics show it. */
 export interface StoreHealth {
   readonly file: string;
@@ -200,6 +208,9 @@ export class Daemon implements AsyncDisposable {
   readonly #abort = new AbortController();
   readonly #loops: Promise<void>[] = [];
   #loadTimer: NodeJS.Timeout | undefined;
+  /** Checks every FILE_CHECK_MS that the database file is still the one written (see CountStore.fileGone). */
+  #fileTimer: NodeJS.Timeout | undefined;
+  #fileGoneSaid = false;
   #closing: Promise<void> | undefined;
 
   private constructor(config: Config, opts: DaemonOptions, store: CountStore, channel: FrameChannel) {
@@ -310,6 +321,13 @@ export class Daemon implements AsyncDisposable {
     // dropped has none, and one whose frames stop would have its last window judged late or never.
     this.#loadTimer = setInterval(() => this.#judgeLoad(), this.#loadWindowMs);
     this.#loadTimer.unref();
+    this.#fileTimer = setInterval(() => {
+      const gone = this.#fileGoneSaid || this.#store.closed ? null : this.#store.fileGone();
+      if (gone === null) return;
+      this.#fileGoneSaid = true;
+      this.#log.warn(fileGoneMessage(gone));
+    }, FILE_CHECK_MS);
+    this.#fileTimer.unref();
     if (this.config.eventRetentionDays > 0) this.#loops.push(this.#pruneLoop(this.config.eventRetentionDays));
   }
 
@@ -572,15 +590,18 @@ export class Daemon implements AsyncDisposable {
   /** The database's side of the health: a daemon whose writes fail is not healthy, however its cameras are. */
   #storeHealth(): StoreHealth {
     const s = this.#store.stats();
-    const ok = s.failingSince === null;
-    const warnings = ok
-      ? []
-      : [{
-          message:
-            `database ${this.config.db}: writes have failed for ${Math.round((Date.now() - s.failingSince!) / 1000)} s (${s.lastError}); ` +
-            `${s.pendingEvents} crossings and ${s.pendingBuckets} buckets are kept in memory and retried every ${this.config.flushIntervalMs} ms: ` +
-            `free disk space, make the file and its folder writable, or end the process holding a write lock on it; nothing is lost while the daemon runs`,
-        }];
+    const warnings: { message: string }[] = [];
+    if (s.failingSince !== null) {
+      warnings.push({
+        message:
+          `database ${this.config.db}: writes have failed for ${Math.round((Date.now() - s.failingSince) / 1000)} s (${s.lastError}); ` +
+          `${s.pendingEvents} crossings and ${s.pendingBuckets} buckets are kept in memory and retried every ${this.config.flushIntervalMs} ms: ` +
+          `free disk space, make the file and its folder writable, or end the process holding a write lock on it; nothing is lost while the daemon runs`,
+      });
+    }
+    const gone = this.#store.closed ? null : this.#store.fileGone();
+    if (gone !== null) warnings.push({ message: fileGoneMessage(gone) });
+    const ok = warnings.length === 0;
     return { file: this.#store.file, ok, failingSince: s.failingSince, pendingEvents: s.pendingEvents, pendingBuckets: s.pendingBuckets, failedFlushes: s.failedFlushes, eventDetailsDropped: s.eventDetailsDropped, lastError: s.lastError, warnings };
   }
 
@@ -655,6 +676,7 @@ export class Daemon implements AsyncDisposable {
   async #close(timeoutMs: number): Promise<void> {
     this.#abort.abort();
     clearInterval(this.#loadTimer);
+    clearInterval(this.#fileTimer);
     await Promise.allSettled([...this.#pipelines.values()].map((p) => p.source.close()));
     await this.#channel.close(timeoutMs);
     await Promise.allSettled(this.#loops);
@@ -669,6 +691,7 @@ export class Daemon implements AsyncDisposable {
   closeNow(): number {
     this.#abort.abort();
     clearInterval(this.#loadTimer);
+    clearInterval(this.#fileTimer);
     const notAnalysed = this.#channel.stats().inFlight;
     this.#storeWhatIsHeld();
     return notAnalysed;

@@ -3,6 +3,7 @@
 // said the failure at every flush, once a second (helper 26): a Docker HEALTHCHECK or a load balancer saw a healthy
 // daemon. Now health answers 503 with a store warning, /metrics says traffic_counter_store_failing 1, the log says it
 // once and says when writes work again, and nothing counted meanwhile is lost.
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import { validateConfig } from '../dist/src/config/validate-config.js';
@@ -65,4 +66,33 @@ it('says a database that refuses writes in /api/health (503), /metrics and once 
   onTestFinished(() => void check.close());
   const received = check.prepare("SELECT SUM(frames_received) FROM frames_minute WHERE camera_id = 'cam1'").pluck().get() as number;
   expect(received).toBeGreaterThanOrEqual(countedWhileFailing);
+});
+
+it('says a database file deleted or replaced under the daemon, in /api/health and once in the log', { timeout: 60_000 }, async () => {
+  const url = await serveSceneCamera();
+  const dir = tempDir();
+  const db = join(dir, 'counts.db');
+  const config = validateConfig({ db, flushIntervalMs: 200, cameras: [{ ...scene.cameraConfig(), id: 'cam1', url, pollIntervalMs: 200 }] });
+  const warned: string[] = [];
+  const daemon = await Daemon.start(config, { log: { info() {}, warn: (m: string) => warned.push(m) } });
+  onTestFinished(() => daemon.close().catch(() => {}));
+  const http = await startHttpServer({ dbPath: db, stats: () => daemon.stats() });
+  onTestFinished(() => http.close());
+  await until('a frame analysed', () => daemon.stats().cameras[0]!.framesAnalysed > 0);
+  expect(daemon.stats().store.ok).toBe(true);
+
+  // Deleted (helper 26: 28 crossings went with it while health said ok).
+  for (const f of ['counts.db', 'counts.db-wal', 'counts.db-shm']) rmSync(join(dir, f), { force: true });
+  const res = await fetch(`${http.url}/api/health`);
+  expect(res.status).toBe(503);
+  const body = (await res.json()) as { ok: boolean; store: { warnings: { message: string }[] } };
+  expect(body.ok).toBe(false);
+  expect(body.store.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^database .*counts\.db was deleted while the daemon wrote to it; .*restart it/)]);
+  await until('the log', () => warned.some((m) => /counts\.db was deleted while the daemon wrote to it/.test(m)), 15_000);
+
+  // Another file put in its place: said as such in health; the log said it once.
+  writeFileSync(db, 'another file');
+  expect(daemon.stats().store.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/counts\.db was replaced by another file while the daemon wrote to it/)]);
+  await new Promise((r) => setTimeout(r, 6_000));
+  expect(warned.filter((m) => m.includes('while the daemon wrote to it'))).toHaveLength(1);
 });

@@ -60,6 +60,17 @@ export interface FrameTickDelta {
   moved?: number;
 }
 
+/** A file's device and inode, or null for an in-memory database or a path with no file. */
+function fileIdentity(file: string): string | null {
+  if (file === ':memory:' || file === '') return null;
+  try {
+    const st = fs.statSync(file);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
+
 export interface LineTotal {
   readonly cameraId: string;
   readonly lineId: string;
@@ -187,6 +198,8 @@ export class CountStore implements AsyncDisposable {
   /** When the flushes began to fail (ms since the epoch), and how many have failed since; null while they work. */
   #failingSince: number | null = null;
   #failedInARow = 0;
+  /** The database file's device and inode when opened (null in memory): see fileGone(). */
+  readonly #fileId: string | null;
   /** The connection's busy_timeout now (ms): busyTimeoutMs at open and close, at most flushBusyTimeoutMs between. */
   #busyMs: number;
   #flushes = 0;
@@ -194,8 +207,9 @@ export class CountStore implements AsyncDisposable {
   #detailsDropped = 0;
   #lastError: string | null = null;
 
-  private constructor(file: string, db: Db, lock: WriterLock, opts: CountStoreOptions) {
+  private constructor(file: string, db: Db, lock: WriterLock, opts: CountStoreOptions, fileId: string | null) {
     this.file = file;
+    this.#fileId = fileId;
     this.#db = db;
     this.#lock = lock;
     this.#opts = {
@@ -240,7 +254,7 @@ export class CountStore implements AsyncDisposable {
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       migrate(db, file);
-      return new CountStore(file, db, lock, opts);
+      return new CountStore(file, db, lock, opts, fileIdentity(file));
     } catch (err) {
       db?.close();
       lock?.discard();
@@ -550,6 +564,18 @@ export class CountStore implements AsyncDisposable {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * Why the file at this.file is no longer the database this store writes, or null while it is. A database deleted
+   * or replaced under a running daemon took every count from then on with it, while health said ok (helper 26: 28
+   * crossings gone; a file moved over it served another database's counts to the API).
+   */
+  fileGone(): string | null {
+    if (this.#fileId === null) return null;
+    const now = fileIdentity(this.file);
+    if (now === this.#fileId) return null;
+    return now === null ? `${this.file} was deleted while the daemon wrote to it` : `${this.file} was replaced by another file while the daemon wrote to it`;
   }
 
   /**
