@@ -140,7 +140,21 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
 
     const status = setInterval(() => {
-      for (const c of daemon.stats().cameras) {
+      const cameras = daemon.stats().cameras;
+      // Over STATUS_CAMERAS cameras, one line for all (30 cameras logged 60 lines a minute, down or not: helper 27);
+      // each camera's figures are in /api/health and /metrics.
+      if (cameras.length > STATUS_CAMERAS) {
+        const byStatus = new Map<string, number>();
+        for (const c of cameras) byStatus.set(c.status, (byStatus.get(c.status) ?? 0) + 1);
+        const sum = (f: (c: (typeof cameras)[number]) => number): number => cameras.reduce((n, c) => n + f(c), 0);
+        const crossings = sum((c) => c.counts.reduce((n, l) => n + l.in + l.out, 0));
+        log.info(
+          `${cameras.length} cameras: ${[...byStatus].map(([st, n]) => `${n} ${st}`).join(', ')}; ${sum((c) => c.framesAnalysed)} frames analysed, ` +
+            `${sum((c) => c.dropped)} dropped, ${sum((c) => c.decodeErrors)} rejected, ${crossings} crossings (each camera: /api/health, /metrics)`,
+        );
+        return;
+      }
+      for (const c of cameras) {
         const lines = c.counts.map((l) => `${l.lineId} in=${l.in} out=${l.out}`).join(', ');
         log.info(`camera ${c.id} (${c.status}): ${c.framesAnalysed} frames analysed, ${c.dropped} dropped, ${c.decodeErrors} rejected; ${lines}`);
       }
@@ -180,6 +194,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   return 0;
 }
+
+/** Up to this many cameras, the status every 30 s has a line per camera; beyond, one line for all. */
+const STATUS_CAMERAS = 8;
 
 /** A relative db path (the config's "db" or --db) is taken from the working directory: the log says where that is. */
 function describeDbPath(db: string): string {
