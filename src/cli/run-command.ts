@@ -291,6 +291,8 @@ async function singleCameraConfig(url: string, tls: { readonly tlsFingerprint?: 
         id: 'camera',
         url: parsed.href,
         kind,
+        // A stream's frame interval as measured: the slots its uptime is counted in.
+        ...(probed.frameIntervalMs !== undefined ? { pollIntervalMs: probed.frameIntervalMs } : {}),
         ...tlsKeys,
         ...limit,
         roi: [

@@ -16,6 +16,17 @@ function isFinal(err: SourceError): boolean {
   return err.code === 'TC_ERR_SOURCE_TLS' || s === 401 || s === 403 || s === 404 || (s !== undefined && s >= 300 && s < 400);
 }
 
+/** A stream's frames read to measure its interval (after the first), for at most this long. */
+const STREAM_FRAMES = 5;
+const STREAM_MEASURE_MS = 3_000;
+
+/** The median interval between frames' arrivals, to 10 ms (at least 10: pollIntervalMs's floor); none from one frame. */
+function frameInterval(at: readonly number[]): { frameIntervalMs?: number } {
+  const gaps = at.slice(1).map((t, i) => t - at[i]!).sort((a, b) => a - b);
+  if (gaps.length === 0) return {};
+  return { frameIntervalMs: Math.max(10, Math.round(gaps[gaps.length >> 1]! / 10) * 10) };
+}
+
 /**
  * The first frame's size, and the kind of source that gave it: the one guessed from the URL, or the other one
  * when the camera's first answer shows the guess wrong (an MJPEG stream at a snapshot-looking URL, or the
@@ -25,7 +36,7 @@ export async function probeCameraSize(
   url: string,
   timeoutMs = 15_000,
   tls: { readonly tlsFingerprint?: string; readonly tlsInsecure?: boolean } = {},
-): Promise<{ width: number; height: number; kind: Kind }> {
+): Promise<{ width: number; height: number; kind: Kind; frameIntervalMs?: number }> {
   const deadline = Date.now() + timeoutMs;
   let kind: Kind | undefined;
   let lastError: Error | undefined;
@@ -39,7 +50,7 @@ export async function probeCameraSize(
     // One controller, aborted by our own timer or a wrong kind: an AbortSignal.timeout inside AbortSignal.any
     // was garbage-collected before it fired, and the probe then waited forever.
     const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), Math.max(1, deadline - Date.now()));
+    let timer = setTimeout(() => stop.abort(), Math.max(1, deadline - Date.now()));
     const source = createSource(camera, {
       onError: (err) => {
         lastError = err;
@@ -54,9 +65,26 @@ export async function probeCameraSize(
       },
     });
     try {
-      for await (const frame of source.frames(stop.signal)) {
-        return { ...inspectJpeg(frame.jpeg, `--camera ${hideUrlPassword(url)}`), kind };
+      let size: { width: number; height: number } | undefined;
+      const at: number[] = [];
+      try {
+        for await (const frame of source.frames(stop.signal)) {
+          size ??= inspectJpeg(frame.jpeg, `--camera ${hideUrlPassword(url)}`);
+          at.push(Date.now());
+          // A stream's frame interval is what its pollIntervalMs must be (the slots its uptime counts): measured
+          // over a few more frames, for at most STREAM_MEASURE_MS. The config printed without it counted a 5-fps
+          // stream's uptime against the default 500 ms (helper 27).
+          if (kind === 'snapshot' || at.length > STREAM_FRAMES) break;
+          if (at.length === 1) {
+            clearTimeout(timer);
+            timer = setTimeout(() => stop.abort(), STREAM_MEASURE_MS);
+          }
+        }
+      } catch (err) {
+        // Stopped by the measuring's own time limit: what was measured stands.
+        if (!size) throw err;
       }
+      if (size) return { ...size, kind, ...(kind === 'mjpeg' ? frameInterval(at) : {}) };
     } finally {
       clearTimeout(timer);
       await source.close();
