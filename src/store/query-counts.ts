@@ -118,7 +118,10 @@ export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefi
   const minute = Number(mi);
   const second = Number(s);
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  let ms = Date.UTC(year, month - 1, day, hour, minute, second, Number(frac.padEnd(3, '0').slice(0, 3)));
+  // Date.UTC reads years 0-99 as 1900-1999 (from=0099-01-01 selected from 1999 on); setUTCFullYear takes them as
+  // written.
+  let ms = new Date(Date.UTC(2000, 0, 1)).setUTCFullYear(year, month - 1, day);
+  ms += ((hour * 60 + minute) * 60 + second) * 1000 + Number(frac.padEnd(3, '0').slice(0, 3));
   // Date.UTC rolls 2024-02-30 over to March; refuse instead.
   if (new Date(ms).getUTCDate() !== day) return undefined;
   if (zone && zone.toUpperCase() !== 'Z') {
