@@ -80,8 +80,20 @@ function errorReply(status: number, code: string, message: string, headers?: Rec
   return { ...json(status, { error: { code, message } }), headers };
 }
 
-/** Splits the raw request target without URL's host rules (`//x/y` must not become host "x"). */
-function splitTarget(target: string): { pathname: string; search: string } {
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)(.*)$/is;
+
+/**
+ * Splits the raw request target without URL's host rules (`//x/y` must not become host "x"). An absolute-form
+ * target (`GET http://127.0.0.1:8080/api/health`, which HTTP/1.1 servers must accept, RFC 9112 3.2.2) was answered
+ * 404 for its path `http://…`: its path and query are taken after the authority, which is returned too (it then
+ * stands for the Host header).
+ */
+function splitTarget(target: string): { pathname: string; search: string; authority?: string } {
+  const absolute = ABSOLUTE_FORM.exec(target);
+  if (absolute) {
+    const rest = absolute[2] === '' || absolute[2]!.startsWith('?') ? `/${absolute[2]}` : absolute[2]!;
+    return { ...splitTarget(rest), authority: absolute[1]! };
+  }
   const q = target.indexOf('?');
   return q === -1 ? { pathname: target, search: '' } : { pathname: target.slice(0, q), search: target.slice(q + 1) };
 }
