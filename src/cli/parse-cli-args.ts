@@ -29,7 +29,8 @@ export function parseCliArgs<O extends Options>(command: string, argv: string[],
   // parseArgs keeps the last of a flag given twice: `--bucket minute --bucket hour` would answer by the hour.
   const given = new Map<string, string>();
   for (const t of parsed.tokens) {
-    if (t.kind !== 'option' || t.value === undefined) continue;
+    // A flag that takes several values (`multiple`) is given once per value.
+    if (t.kind !== 'option' || t.value === undefined || all[t.name]?.multiple) continue;
     const before = given.get(t.name);
     if (before !== undefined) {
       throw usage(`--${t.name} given twice (${JSON.stringify(before)}, then ${JSON.stringify(t.value)}); give it once`);

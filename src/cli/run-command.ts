@@ -38,6 +38,9 @@ Options:
   --zeromq-endpoint E  ipc://PATH or tcp://HOST:PORT for the zeromq channel (remote decoders connect here)
   --http PORT        also serve the HTTP API and dashboard on 127.0.0.1:PORT (0 = any free port)
   --http-host HOST   bind address for --http (default 127.0.0.1); needs --http or the config's httpPort
+  --http-allowed-host NAME[,NAME...]
+                     host names the HTTP API answers to besides IP addresses, localhost and --http-host
+                     (repeatable; replaces the config's httpAllowedHosts); others get 403 (DNS rebinding)
   --seed N           simulator seed (only without --config/--camera; default 1)
   --duration SEC     stop after SEC seconds (default, or 0: run until interrupted)
   -h, --help         this help
@@ -58,6 +61,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     'decode-scale': { type: 'string' },
     http: { type: 'string' },
     'http-host': { type: 'string' },
+    'http-allowed-host': { type: 'string', multiple: true },
     'zeromq-endpoint': { type: 'string' },
     seed: { type: 'string' },
     duration: { type: 'string' },
@@ -79,6 +83,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     zeromqEndpoint: values['zeromq-endpoint'],
     httpHost: values['http-host'],
     httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, PORT_RULE),
+    httpAllowedHosts: values['http-allowed-host']?.flatMap((v) => v.split(',').map((h) => h.trim())),
   };
   const fileConfig = values.config ? loadConfigFile(values.config, { requireUrl: true }) : undefined;
   refuseIgnoredFlags(values, fileConfig);
@@ -134,7 +139,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     log.info(`counting ${config.cameras.length} camera(s) over the ${channelName} channel${decodersAt}; database ${describeDbPath(config.db)}`);
 
     if (values.http !== undefined || config.httpPort > 0) {
-      const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
+      const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, allowedHosts: config.httpAllowedHosts, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
       cleanups.unshift(() => server.close());
       log.info(`HTTP API and dashboard on ${server.url}/`);
     }
@@ -203,7 +208,7 @@ function describeDbPath(db: string): string {
   return isAbsolute(db) ? db : `${db} (${resolve(db)})`;
 }
 
-type RunFlags = Partial<Record<'config' | 'camera' | 'seed' | 'channel' | 'zeromq-endpoint' | 'http' | 'http-host' | 'decoder' | 'decoders' | 'tls-fingerprint', string>> & { readonly 'tls-insecure'?: boolean };
+type RunFlags = Partial<Record<'config' | 'camera' | 'seed' | 'channel' | 'zeromq-endpoint' | 'http' | 'http-host' | 'decoder' | 'decoders' | 'tls-fingerprint', string>> & { readonly 'tls-insecure'?: boolean; readonly 'http-allowed-host'?: string[] };
 
 /** Refuses flags that the rest of the command line makes meaningless: they would be silently ignored. */
 function refuseIgnoredFlags(values: RunFlags, fileConfig: Config | undefined): void {
@@ -231,6 +236,9 @@ function refuseIgnoredFlags(values: RunFlags, fileConfig: Config | undefined): v
   }
   if (values['http-host'] !== undefined && values.http === undefined && !(fileConfig && fileConfig.httpPort > 0)) {
     throw new UsageError(`run: ${flagText('http-host', values['http-host'])} is where the HTTP API listens, but the API is off without --http PORT${fileConfig ? ` (or "httpPort" in ${values.config})` : ''}; add --http PORT (0 = any free port), or drop --http-host`);
+  }
+  if (values['http-allowed-host'] !== undefined && values.http === undefined && !(fileConfig && fileConfig.httpPort > 0)) {
+    throw new UsageError(`run: ${flagText('http-allowed-host', values['http-allowed-host'].join(','))} names hosts the HTTP API answers to, but the API is off without --http PORT${fileConfig ? ` (or "httpPort" in ${values.config})` : ''}; add --http PORT, or drop --http-allowed-host`);
   }
   const decoders = values.decoders ?? String(fileConfig?.decoders ?? DAEMON_DEFAULTS.decoders);
   if (values.decoder !== undefined && Number(decoders) === 0) {

@@ -4,7 +4,7 @@ import type { Config } from './config-types.js';
 import { validateConfig } from './validate-config.js';
 import { ConfigError, UsageError } from '../errors.js';
 
-const FLAG_NAMES: Record<string, string> = { zeromqEndpoint: 'zeromq-endpoint', httpHost: 'http-host', httpPort: 'http', decodeScale: 'decode-scale' };
+const FLAG_NAMES: Record<string, string> = { zeromqEndpoint: 'zeromq-endpoint', httpHost: 'http-host', httpPort: 'http', httpAllowedHosts: 'http-allowed-host', decodeScale: 'decode-scale' };
 
 export interface ConfigOverrides {
   readonly db?: string | undefined;
@@ -15,6 +15,7 @@ export interface ConfigOverrides {
   readonly zeromqEndpoint?: string | undefined;
   readonly httpHost?: string | undefined;
   readonly httpPort?: number | undefined;
+  readonly httpAllowedHosts?: readonly string[] | undefined;
 }
 
 export function applyOverrides(config: Config, overrides: ConfigOverrides, requireUrl = false): Config {

@@ -55,6 +55,8 @@ export interface Config {
   readonly flushIntervalMs: number;
   readonly httpHost: string;
   readonly httpPort: number;
+  /** Host names (lower case) the HTTP API answers to besides IP addresses, localhost and httpHost (DNS rebinding). */
+  readonly httpAllowedHosts: readonly string[];
   /**
    * The daemon deletes crossing details (the events table) older than this many days, at start and every hour;
    * 0 keeps them all. The counts (minute/hour/day roll-ups) and uptime are never deleted.

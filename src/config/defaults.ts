@@ -36,5 +36,6 @@ export const DAEMON_DEFAULTS = {
   flushIntervalMs: 1_000, // store writes are batched and committed at least this often
   httpHost: '127.0.0.1', // HTTP API bind address
   httpPort: 0, // HTTP API port; 0 = do not serve HTTP unless --http is given
+  httpAllowedHosts: [] as readonly string[], // host names the HTTP API answers to besides IP addresses, localhost and httpHost
   eventRetentionDays: 0, // crossing details (the events table) older than this many days are deleted; 0 = keep all. Counts are kept
 } as const;

@@ -292,6 +292,22 @@ function validateDecodeScale(raw: Record<string, unknown>, cameras: readonly Cam
   return v;
 }
 
+/** A host name as a browser sends it in Host: letters, digits, '-', '_' and dots (a final one dropped), at most 253. */
+const HOST_NAME_RE = /^(?=.{1,254}$)[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/i;
+
+function validateAllowedHosts(v: unknown): readonly string[] {
+  if (v === undefined) return DAEMON_DEFAULTS.httpAllowedHosts;
+  if (!Array.isArray(v)) throw new ConfigError(`httpAllowedHosts: must be an array of host names the HTTP API answers to, e.g. ["traffic.lan"], got ${describe(v)}`);
+  return Object.freeze(
+    v.map((h: unknown) => {
+      if (typeof h !== 'string' || !HOST_NAME_RE.test(h)) {
+        throw new ConfigError(`httpAllowedHosts: ${typeof h === 'string' ? JSON.stringify(h.slice(0, 80)) : describe(h)} is not a host name; give the name as in the browser's address bar, without scheme, port or path, e.g. "traffic.lan"`);
+      }
+      return h.toLowerCase().replace(/\.$/, '');
+    }),
+  );
+}
+
 /** Validates a parsed config object; returns a deeply frozen Config. */
 export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUrl: true }): Config {
   if (!isObject(raw)) throw new ConfigError(`config: must be a JSON object {"cameras": [...]}, got ${describe(raw)}`);
@@ -338,6 +354,7 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
     flushIntervalMs: num(raw, 'flushIntervalMs', '', d.flushIntervalMs, 50, 60_000),
     httpHost: (raw.httpHost as string | undefined) ?? d.httpHost,
     httpPort: num(raw, 'httpPort', '', d.httpPort, 0, 65_535, true),
+    httpAllowedHosts: validateAllowedHosts(raw.httpAllowedHosts),
     eventRetentionDays: num(raw, 'eventRetentionDays', '', d.eventRetentionDays, 0, 36_500, true),
   });
 }

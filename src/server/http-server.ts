@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { QueryError, QueryLimitError, TrafficCounterError, UsageError } from '../errors.js';
 import { listenFailure } from '../listen-error.js';
 import { parseQueryParams, type CountFormat } from '../store/query-counts.js';
@@ -33,6 +33,11 @@ export interface HttpServerOptions {
    * first image. Without it (a server over a database alone) there are no cameras.
    */
   latestImage?: (cameraId: string) => { readonly jpeg: Uint8Array; readonly capturedAt: number } | null | undefined;
+  /**
+   * Host names (lower case, no port) the server answers to besides IP addresses, localhost and `host` when it is a
+   * name; a request naming another in its Host header gets 403 (see hostRefusal).
+   */
+  allowedHosts?: readonly string[];
   maxRows?: number;
   queryTimeoutMs?: number;
   maxWaitingQueries?: number;
@@ -112,6 +117,15 @@ function rawCountParams(search: string): Record<string, string> {
   return raw;
 }
 
+/** The host name of a Host header or absolute-form authority: lower case, without user, port, brackets or final dot. */
+function hostName(authority: string): string {
+  let h = authority.trim().toLowerCase();
+  h = h.slice(h.lastIndexOf('@') + 1);
+  if (h.startsWith('[')) return h.slice(1, h.includes(']') ? h.indexOf(']') : undefined);
+  if (net.isIP(h) === 0 && h.includes(':')) h = h.slice(0, h.lastIndexOf(':'));
+  return h.endsWith('.') ? h.slice(0, -1) : h;
+}
+
 /** Starts the API server; resolves once it listens. Binds 127.0.0.1 unless `host` says otherwise. */
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServerHandle> {
   const host = opts.host ?? HTTP_DEFAULTS.host;
@@ -124,6 +138,25 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     timeoutMs: opts.queryTimeoutMs ?? HTTP_DEFAULTS.queryTimeoutMs,
     maxWaiting: opts.maxWaitingQueries ?? HTTP_DEFAULTS.maxWaitingQueries,
   });
+  const allowedNames = new Set([...(opts.allowedHosts ?? []).map(hostName), ...(net.isIP(host) === 0 ? [hostName(host)] : [])]);
+
+  /**
+   * DNS rebinding: a page on another site that makes its own name resolve to 127.0.0.1 reads the API as its own
+   * origin (with Host: that name, /api/counts, /api/health, /metrics and camera images were all answered). A browser
+   * always names the host it thinks it talks to, so a name this server does not go by is refused; IP addresses and
+   * localhost cannot be rebound to it by another site. No Host at all (HTTP/1.0) comes from no browser.
+   */
+  function hostRefusal(authority: string | undefined): Reply | undefined {
+    if (authority === undefined) return undefined;
+    const name = hostName(authority);
+    if (name === '' || net.isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost') || allowedNames.has(name)) return undefined;
+    return errorReply(
+      403,
+      'TC_ERR_HTTP_HOST',
+      `Host ${JSON.stringify(authority.slice(0, 80))}: not a name this server answers to (refused so that a web page whose name is made to point here cannot read it: DNS rebinding); ` +
+        `to reach it by ${JSON.stringify(name.slice(0, 80))}, add that name to httpAllowedHosts in the config or give run --http-allowed-host ${name.slice(0, 80)}, or use its IP address or localhost`,
+    );
+  }
 
   async function counts(search: string, gone: AbortSignal): Promise<Reply> {
     const params = parseQueryParams(rawCountParams(search), 'http');
@@ -150,13 +183,16 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
   async function route(req: http.IncomingMessage, gone: AbortSignal): Promise<Reply> {
     const target = req.url ?? '/';
+    const { pathname, search, authority } = splitTarget(target);
+    // An absolute-form target's authority stands for the Host header (RFC 9112 3.2.2).
+    const refused = hostRefusal(authority ?? req.headers.host);
+    if (refused) return refused;
     if (target.length > HTTP_DEFAULTS.maxUrlLength) {
       return errorReply(414, 'TC_ERR_QUERY', `request URL is ${target.length} characters; the limit is ${HTTP_DEFAULTS.maxUrlLength}; shorten the query`);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return errorReply(405, 'TC_ERR_QUERY', `${String(req.method).slice(0, 20)} is not supported; use GET`, { allow: 'GET, HEAD' });
     }
-    const { pathname, search } = splitTarget(target);
     switch (pathname) {
       case '/':
       case '/index.html':
@@ -207,6 +243,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       'content-length': body.length,
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
+      // Another site's page may not embed the answers (a camera image in an <img>, counts as a <script>).
+      'cross-origin-resource-policy': 'same-origin',
       // The dashboard's only script and style are inline; it talks to this origin only.
       'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'",
       ...reply.headers,
