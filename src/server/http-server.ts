@@ -20,6 +20,7 @@ export const HTTP_DEFAULTS = {
   queryTimeoutMs: 30_000, // a query not answered this long after it came gets 503 TC_ERR_QUERY_TIMEOUT and is given up
   maxWaitingQueries: 8, // queries waiting behind the running one; more get 503 TC_ERR_QUERY_BUSY at once
   maxUrlLength: 8_192, // longer request targets get 414
+  closeDrainMs: 1_000, // close(): the most it waits for answers being written (the 503s to queries it refuses) before cutting the sockets
 } as const;
 
 export interface HttpServerOptions {
@@ -248,11 +249,19 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       // The dashboard's only script and style are inline; it talks to this origin only.
       'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'",
       ...reply.headers,
+      // Closing: the client is not to send another request on this connection.
+      ...(closing ? { connection: 'close' } : {}),
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 
+  /** Each request until its answer is written (or its connection is gone): close() lets these finish first. */
+  const replies = new Set<Promise<void>>();
+  let closing: Promise<void> | undefined;
   const server = http.createServer((req, res) => {
+    const written = new Promise<void>((resolve) => res.once('close', resolve));
+    replies.add(written);
+    void written.then(() => replies.delete(written));
     void respond(req, res);
   });
   // Malformed requests: answer 400 if the socket can still take it, never throw. A request line and headers
@@ -288,13 +297,22 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // Keep-alive browsers would hold close() open; requests are short, so cut idle and open sockets.
+    closing ??= (async () => {
+      // Stop accepting (idle keep-alive sockets are closed too); then the queries held are refused, and their
+      // clients get the 503 saying so. Cutting every socket first, as before, reset their connections instead.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const refused = runner.close();
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, HTTP_DEFAULTS.closeDrainMs);
+      });
+      await Promise.race([Promise.all([...replies]), limit]);
+      clearTimeout(timer);
+      // What is left (a client not reading its answer, a keep-alive socket) would hold close() open.
       server.closeAllConnections();
-    }).finally(() => runner.close());
+      await Promise.all([closed, refused]);
+    })();
     return closing;
   };
   return {
