@@ -105,7 +105,7 @@ test('GET /api/health reports the daemon stats: its channel and a list of camera
   const res = await fetch(`${server.url}/api/health`);
   expect(res.status).toBe(200);
   // And the count queries this server ran: none yet.
-  const queries = { running: 0, waiting: 0, answered: 0, busy: 0, timedOut: 0, abandoned: 0 };
+  const queries = { running: 0, waiting: 0, answered: 0, busy: 0, timedOut: 0, abandoned: 0, sending: 0, stalled: 0 };
   expect(await res.json()).toEqual({ ok: true, ...stats, queries });
 });
 

@@ -10,7 +10,7 @@ import { listenFailure } from '../listen-error.js';
 import { parseQueryParams, type CountFormat } from '../store/query-counts.js';
 import { DASHBOARD_HTML } from './dashboard-html.js';
 import { formatMetrics, type MetricsSource } from './format-metrics.js';
-import { QueryRunner } from './query-runner.js';
+import { QueryRunner, type QueryRunnerStats } from './query-runner.js';
 
 export const HTTP_DEFAULTS = {
   host: '127.0.0.1', // loopback only unless the user asks for more
@@ -20,6 +20,10 @@ export const HTTP_DEFAULTS = {
   queryTimeoutMs: 30_000, // a query not answered this long after it came gets 503 TC_ERR_QUERY_TIMEOUT and is given up
   maxWaitingQueries: 8, // queries waiting behind the running one; more get 503 TC_ERR_QUERY_BUSY at once
   maxUrlLength: 8_192, // longer request targets get 414
+  // A client that never reads its answer kept it in memory for as long as it stayed connected (32 such clients of a
+  // 29 MB answer took the server from 48 MB to 1,150 MB RSS):
+  maxSendingAnswers: 4, // /api/counts answers being written at once; more get 503 TC_ERR_QUERY_BUSY
+  sendStallMs: 30_000, // an answer whose client takes none of it for this long has its connection cut
   closeDrainMs: 1_000, // close(): the most it waits for answers being written (the 503s to queries it refuses) before cutting the sockets
 } as const;
 
@@ -42,6 +46,8 @@ export interface HttpServerOptions {
   maxRows?: number;
   queryTimeoutMs?: number;
   maxWaitingQueries?: number;
+  maxSendingAnswers?: number;
+  sendStallMs?: number;
 }
 
 export interface HttpServerHandle extends AsyncDisposable {
@@ -67,7 +73,12 @@ interface Reply {
   type: string;
   body: string | Uint8Array;
   headers?: Record<string, string>;
+  /** A /api/counts answer: counted among the answers being sent (maxSendingAnswers) until written. */
+  counted?: boolean;
 }
+
+/** Pieces an answer is written in: each one taken by the client is progress that keeps the connection. */
+const PIECE_BYTES = 64 * 1024;
 
 /** The content type of each /api/counts format (JSON is also every error's). */
 const COUNT_TYPES: Readonly<Record<CountFormat, string>> = {
@@ -132,6 +143,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   const host = opts.host ?? HTTP_DEFAULTS.host;
   const port = opts.port ?? HTTP_DEFAULTS.port;
   const maxRows = opts.maxRows ?? HTTP_DEFAULTS.maxRows;
+  const maxSending = opts.maxSendingAnswers ?? HTTP_DEFAULTS.maxSendingAnswers;
+  const sendStallMs = opts.sendStallMs ?? HTTP_DEFAULTS.sendStallMs;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new UsageError(`http port: must be an integer 0-65535 (0 = random), got ${String(port)}`);
   }
@@ -159,13 +172,64 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     );
   }
 
+  let sending = 0; // /api/counts answers written but not yet taken by their clients
+  let sendBusy = 0; // queries refused because maxSendingAnswers were being sent
+  let stalled = 0; // answers (any endpoint's) cut off: their client took nothing for sendStallMs
+
+  /** Refuses a query while maxSendingAnswers answers are still being sent: each holds its whole body in memory. */
+  function checkSending(): void {
+    if (sending < maxSending) return;
+    sendBusy++;
+    throw new QueryLimitError(
+      'TC_ERR_QUERY_BUSY',
+      `${sending} /api/counts answers are still being sent to clients that have not read them yet, as many as the server holds; retry in a moment (an answer whose client reads none of it for ${sendStallMs / 1000} s is dropped)`,
+    );
+  }
+
   async function counts(search: string, gone: AbortSignal): Promise<Reply> {
     const params = parseQueryParams(rawCountParams(search), 'http');
     // Checked here so "no data yet" is a 503 rather than a 400 blaming the parameters.
     if (!fs.existsSync(opts.dbPath)) {
       throw new HttpError(503, 'TC_ERR_STORE', `no count database yet at ${opts.dbPath}; the daemon creates it when it starts`);
     }
-    return { status: 200, type: COUNT_TYPES[params.format], body: await runner.run(params, maxRows, gone) };
+    checkSending();
+    const body = await runner.run(params, maxRows, gone);
+    // Again once answered: the queries waiting in the runner would otherwise each add an answer beyond the bound.
+    checkSending();
+    return { status: 200, type: COUNT_TYPES[params.format], body, counted: true };
+  }
+
+  /**
+   * Writes the body in pieces; a client that takes none of it for sendStallMs has its connection cut, so that its
+   * answer is not held for as long as it stays connected. A slow client that keeps reading keeps its connection.
+   */
+  function writeBody(res: http.ServerResponse, body: Uint8Array | undefined, counted: boolean): void {
+    if (counted) {
+      sending++;
+      res.once('close', () => sending--);
+    }
+    const timer = setTimeout(() => {
+      stalled++;
+      res.destroy();
+    }, sendStallMs);
+    timer.unref();
+    res.once('close', () => clearTimeout(timer));
+    const progress = (): void => {
+      timer.refresh();
+    };
+    let offset = 0;
+    const pump = (): void => {
+      while (body && offset + PIECE_BYTES < body.length) {
+        const piece = body.subarray(offset, offset + PIECE_BYTES);
+        offset += piece.length;
+        if (!res.write(piece, progress)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      res.end(body?.subarray(offset));
+    };
+    pump();
   }
 
   function latestImage(encodedId: string): Reply {
@@ -180,6 +244,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     if (image === undefined) throw new HttpError(404, 'TC_ERR_QUERY', `camera ${name}: no such camera; /api/health lists the cameras`);
     if (image === null) throw new HttpError(503, 'TC_ERR_NO_IMAGE', `camera ${name}: no image yet; /api/health tells why (its status and warnings)`);
     return { status: 200, type: 'image/jpeg', body: image.jpeg, headers: { 'last-modified': new Date(image.capturedAt).toUTCString() } };
+  }
+
+  /**
+   * /api/health's `queries`: the runner's figures, with the answers being sent and those cut off (stalled), and
+   * refusals for either limit counted as busy.
+   */
+  function queryStats(): QueryRunnerStats & { readonly sending: number; readonly stalled: number } {
+    const s = runner.stats();
+    return { ...s, busy: s.busy + sendBusy, sending, stalled };
   }
 
   async function route(req: http.IncomingMessage, gone: AbortSignal): Promise<Reply> {
@@ -206,7 +279,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         // cameras do: it said ok while its counts piled up in memory (a full disk, helper 26).
         const stats = opts.stats ? opts.stats() : { cameras: [] };
         const ok = stats.store?.ok ?? true;
-        return json(ok ? 200 : 503, { ok, ...stats, queries: runner.stats() });
+        return json(ok ? 200 : 503, { ok, ...stats, queries: queryStats() });
       }
       case '/metrics':
         return { status: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: formatMetrics(opts.stats ? opts.stats() : { cameras: [] }) };
@@ -252,7 +325,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       // Closing: the client is not to send another request on this connection.
       ...(closing ? { connection: 'close' } : {}),
     });
-    res.end(req.method === 'HEAD' ? undefined : body);
+    writeBody(res, req.method === 'HEAD' ? undefined : body, reply.counted === true);
   }
 
   /** Each request until its answer is written (or its connection is gone): close() lets these finish first. */
