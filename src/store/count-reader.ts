@@ -2,6 +2,7 @@
 // start before the daemon has created the file, and never creates or migrates anything.
 
 import fs from 'node:fs';
+import path from 'node:path';
 import { Database } from './sqlite-driver.js';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { QueryError, StoreError } from '../errors.js';
@@ -240,7 +241,12 @@ export class CountReader {
     } catch (err) {
       db?.close();
       if (err instanceof QueryError || err instanceof StoreError) throw err;
-      throw new QueryError(`${this.file}: cannot read this database (${(err as Error).message}); check the path and that it is a traffic-counter database`, {
+      // A read-only folder or mount: SQLite reads a WAL database (as the daemon writes it) only where it can open its
+      // -shm and -wal files for writing; "check that it is a traffic-counter database" sent the user the wrong way.
+      const fix = /readonly|read-only|unable to open/i.test((err as Error).message)
+        ? `SQLite reads this database (WAL mode) only where it can write its -wal and -shm files beside it: give this user write access to ${path.dirname(path.resolve(this.file))}, or copy the .db file elsewhere once the daemon has stopped`
+        : 'check the path and that it is a traffic-counter database';
+      throw new QueryError(`${this.file}: cannot read this database (${(err as Error).message}); ${fix}`, {
         cause: err,
       });
     }
