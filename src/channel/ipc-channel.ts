@@ -13,6 +13,8 @@ import { createDecoder } from '../decode/decode-jpeg.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/ipc-decoder-child.js', import.meta.url));
+/** How often decode timeouts are checked, at most. */
+const WATCHDOG_MS = 1_000;
 
 export interface IpcChannelOptions extends FrameChannelOptions {
   readonly serialization?: 'advanced' | 'json';
@@ -20,6 +22,11 @@ export interface IpcChannelOptions extends FrameChannelOptions {
   readonly startTimeoutMs?: number;
   /** Niceness added to decoder processes, so the analyzer wins the CPU (default 10; 0 = same priority). */
   readonly decoderNice?: number;
+  /**
+   * A job not answered within this time (default 10 s, ~300× a jpeg-js decode of 1280x720) has its decoder killed
+   * and restarted as a crashed one is, and its frame dropped.
+   */
+  readonly decodeTimeoutMs?: number;
 }
 
 interface Decoder {
@@ -27,6 +34,8 @@ interface Decoder {
   proc: ChildProcess;
   ready: boolean;
   job: number | null;
+  /** When it was sent its job. */
+  jobSince: number;
   startedAt: number;
   crashes: number;
 }
@@ -42,6 +51,8 @@ export class IpcChannel implements FrameChannel {
   #stopping = false;
   #started = false;
   #startDone = false;
+  #watchdog: NodeJS.Timeout | undefined;
+  #lastCheck = 0;
 
   constructor(opts: IpcChannelOptions) {
     // `?? default` rather than spread defaults: createChannel passes undefined for unset options.
@@ -51,6 +62,7 @@ export class IpcChannel implements FrameChannel {
       serialization: opts.serialization ?? 'advanced',
       startTimeoutMs: opts.startTimeoutMs ?? 15_000,
       decoderNice: opts.decoderNice ?? DECODER_NICE,
+      decodeTimeoutMs: opts.decodeTimeoutMs ?? 10_000,
     };
     this.name = `ipc-${this.#opts.serialization}`;
     this.#queue = new InFlightQueue(opts.maxInFlight, opts.onDropped);
@@ -61,6 +73,9 @@ export class IpcChannel implements FrameChannel {
     this.#started = true;
     // Fails fast, with a message naming the fix, when an optional decoder is not installed.
     await createDecoder(this.#opts.decoder);
+    this.#lastCheck = Date.now();
+    this.#watchdog = setInterval(() => this.#checkTimeouts(), Math.min(WATCHDOG_MS, this.#opts.decodeTimeoutMs / 2));
+    this.#watchdog.unref();
     await Promise.all(Array.from({ length: this.#opts.decoders }, (_, i) => this.#spawn(i)));
     this.#startDone = true;
   }
@@ -72,7 +87,7 @@ export class IpcChannel implements FrameChannel {
       execArgv: [],
     });
     const prev = this.#decoders[index];
-    const dec: Decoder = { index, proc, ready: false, job: null, startedAt: Date.now(), crashes: prev?.crashes ?? 0 };
+    const dec: Decoder = { index, proc, ready: false, job: null, jobSince: 0, startedAt: Date.now(), crashes: prev?.crashes ?? 0 };
     this.#decoders[index] = dec;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -153,6 +168,7 @@ export class IpcChannel implements FrameChannel {
     const f = entry.frame;
     this.#queue.toDecoder(entry, dec.index);
     dec.job = entry.id;
+    dec.jobSince = Date.now();
     const jpeg = asBuffer(f.jpeg);
     const req = decodeRequest(entry, this.#opts.decodeScale);
     const msg: IpcToChild = { type: 'decode', job: entry.id, req, jpeg };
@@ -164,6 +180,35 @@ export class IpcChannel implements FrameChannel {
         this.#queue.abandon(entry.id);
       }
     });
+  }
+
+  /**
+   * A decoder that holds its job past decodeTimeoutMs is hung (stopped, or stuck in a loop): it would hold its frame,
+   * and every frame behind it, for good. It is killed, its frame dropped, and it is restarted as a crashed one is.
+   * Before, one SIGSTOPped decoder of one stopped all counting (4 cameras at 500 ms: nothing analysed for 72 s, the
+   * log saying only that the daemon could not keep up), where the zeromq channel resumed within 12 s.
+   */
+  #checkTimeouts(): void {
+    const now = Date.now();
+    // A tick that comes late (this thread was held up, or the machine suspended) runs before the decoders' waiting
+    // answers are read: no decoder is judged on it.
+    const onTime = now - this.#lastCheck < 2 * Math.min(WATCHDOG_MS, this.#opts.decodeTimeoutMs / 2);
+    this.#lastCheck = now;
+    if (!onTime || this.#stopping) return;
+    for (const dec of this.#decoders) {
+      if (!dec || dec.job === null || now - dec.jobSince < this.#opts.decodeTimeoutMs) continue;
+      process.emitWarning(
+        `ipc channel: decoder ${dec.index} (pid ${dec.proc.pid}) did not answer within ${this.#opts.decodeTimeoutMs} ms; ` +
+          'it is hung (stopped or stuck), so it is killed and restarted and its frame dropped',
+      );
+      // Its frame goes now, so the frames behind it are delivered without waiting for the exit; not ready any more,
+      // so no job is sent to it meanwhile, and an answer it still sends is ignored.
+      const job = dec.job;
+      dec.job = null;
+      dec.ready = false;
+      this.#queue.abandon(job);
+      dec.proc.kill('SIGKILL'); // restarted on exit (#onExit), with the crash back-off
+    }
   }
 
   submit(frame: JpegFrame, limits: DecodeLimits): void {
@@ -192,6 +237,7 @@ export class IpcChannel implements FrameChannel {
     // Decoders that are restarting after a crash are waited for too, within the same time limit.
     await this.#queue.drain(timeoutMs, () => this.#decoders.length > 0);
     this.#stopping = true;
+    clearInterval(this.#watchdog);
     await Promise.all(this.#decoders.map((d) => (d ? stopChild(d.proc) : undefined)));
   }
 

@@ -1,0 +1,116 @@
+// A decoder that hangs (stopped with SIGSTOP) is killed after decodeTimeoutMs and replaced, its frame dropped and
+// counted, and frames flow again; one that is only slow is left alone. On ipc a stopped decoder used to stop all
+// counting for good (4 cameras at 500 ms, one decoder: frames analysed flat for 72 s, never replaced).
+import { describe, expect, onTestFinished, test } from 'vitest';
+import type { FrameChannel } from '../dist/src/channel/frame-channel.js';
+import type { ChannelOutput } from '../dist/src/channel/messages.js';
+import { IpcChannel } from '../dist/src/channel/ipc-channel.js';
+import { ZeromqChannel } from '../dist/src/channel/zeromq-channel.js';
+import { LIMITS, makeJpeg } from './helpers/jpeg-fixtures.js';
+
+const SMALL = Array.from({ length: 8 }, (_, k) => makeJpeg(160, 90, k));
+
+interface Case {
+  readonly label: string;
+  make(decodeTimeoutMs: number): FrameChannel;
+  /** Makes the decoder hang on the next frame, and returns the camera id to send it under. */
+  hang(ch: FrameChannel): string;
+  /** Makes the decoder take `ms` longer on the next frame, and returns the camera id to send it under. */
+  slow(ch: FrameChannel, ms: number): string;
+}
+
+/** SIGSTOPs the process's only decoder (SIGCONT after `ms`, if given); the stop is undone when the test ends. */
+function stopDecoder(ch: FrameChannel, ms?: number): void {
+  const pid = (ch as IpcChannel | ZeromqChannel).decoderPids()[0]!;
+  process.kill(pid, 'SIGSTOP');
+  const resume = (): void => {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // Killed meanwhile: nothing to resume.
+    }
+  };
+  if (ms !== undefined) setTimeout(resume, ms);
+  onTestFinished(resume);
+}
+
+const byProcess = { hang: (ch: FrameChannel) => (stopDecoder(ch), 'cam'), slow: (ch: FrameChannel, ms: number) => (stopDecoder(ch, ms), 'cam') };
+
+const CASES: Case[] = [
+  { label: 'ipc-advanced', make: (t) => new IpcChannel({ maxInFlight: 4, decoders: 1, decoder: 'jpeg-js', decodeTimeoutMs: t }), ...byProcess },
+  { label: 'zeromq ipc://', make: (t) => new ZeromqChannel({ maxInFlight: 4, decoders: 1, decoder: 'jpeg-js', decodeTimeoutMs: t }), ...byProcess },
+];
+
+async function open(c: Case, decodeTimeoutMs: number): Promise<FrameChannel> {
+  const ch = c.make(decodeTimeoutMs);
+  onTestFinished(() => ch.close(1_000));
+  await ch.start();
+  return ch;
+}
+
+function submit(ch: FrameChannel, cameraId: string, seq: number): void {
+  ch.submit({ cameraId, seq, capturedAt: 1_700_000_000_000 + seq, jpeg: SMALL[seq]!.jpeg }, LIMITS);
+}
+
+/** The next output within `ms`, or an error saying what did not come. */
+async function nextWithin(ch: FrameChannel, what: string, ms: number): Promise<ChannelOutput> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no frame within ${ms} ms after ${what} (stats ${JSON.stringify(ch.stats())})`)), ms);
+  });
+  try {
+    const out = (await Promise.race([ch.next(), late]))!;
+    if (out.kind === 'frame') out.frame.release();
+    return out;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The warnings the process emits during the test. */
+function warnings(): string[] {
+  const seen: string[] = [];
+  const listen = (w: Error): void => void seen.push(w.message);
+  process.on('warning', listen);
+  onTestFinished(() => void process.off('warning', listen));
+  return seen;
+}
+
+describe.each(CASES)('channel $label', (c) => {
+  test('a hung decoder is killed after decodeTimeoutMs and replaced; its frame is dropped and counted, and frames flow again', async () => {
+    const said = warnings();
+    const ch = await open(c, 1_000);
+    submit(ch, 'cam', 0);
+    expect((await nextWithin(ch, 'the first frame', 10_000)).kind).toBe('frame');
+
+    const cam = c.hang(ch);
+    const hungAt = Date.now();
+    submit(ch, cam, 1);
+    submit(ch, 'cam', 2); // waits behind the hung decoder's frame
+    const out = await nextWithin(ch, 'the decoder hung', 15_000);
+    expect(out.kind === 'frame' && [out.frame.cameraId, out.frame.seq]).toEqual(['cam', 2]);
+    expect(Date.now() - hungAt).toBeGreaterThanOrEqual(1_000); // not before the timeout
+    for (let s = 3; s < 6; s++) {
+      submit(ch, 'cam', s);
+      const next = await nextWithin(ch, `frame ${s} was submitted to the replaced decoder`, 10_000);
+      expect(next.kind === 'frame' && next.frame.seq).toBe(s);
+    }
+    expect(ch.stats()).toMatchObject({ submitted: 6, delivered: 5, dropped: 1, decodeErrors: 0, inFlight: 0 });
+    expect(ch.stats().decoderRestarts).toBeGreaterThanOrEqual(1);
+    expect(said.some((w) => / did not answer within 1000 ms/.test(w))).toBe(true);
+  });
+
+  test('a decoder that is only slow, well within decodeTimeoutMs, is left alone', async () => {
+    const ch = await open(c, 4_000);
+    submit(ch, 'cam', 0);
+    expect((await nextWithin(ch, 'the first frame', 10_000)).kind).toBe('frame');
+    const cam = c.slow(ch, 1_500);
+    submit(ch, cam, 1);
+    submit(ch, 'cam', 2);
+    for (const s of [1, 2]) {
+      const out = await nextWithin(ch, 'a slow decode', 10_000);
+      expect(out.kind === 'frame' && out.frame.seq).toBe(s);
+    }
+    expect(ch.stats()).toMatchObject({ delivered: 3, dropped: 0, decoderRestarts: 0 });
+  });
+});
