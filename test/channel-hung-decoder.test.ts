@@ -1,14 +1,23 @@
-// A decoder that hangs (stopped with SIGSTOP) is killed after decodeTimeoutMs and replaced, its frame dropped and
-// counted, and frames flow again; one that is only slow is left alone. On ipc a stopped decoder used to stop all
-// counting for good (4 cameras at 500 ms, one decoder: frames analysed flat for 72 s, never replaced).
+// A decoder that hangs (stopped with SIGSTOP, or a decode thread stuck) is killed after decodeTimeoutMs and replaced,
+// its frame dropped and counted, and frames flow again; one that is only slow is left alone. On ipc a stopped decoder
+// used to stop all counting for good (4 cameras at 500 ms, one decoder: frames analysed flat for 72 s, never
+// replaced), and on shared a stuck thread held its slot and its share of the decoders for good.
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import type { FrameChannel } from '../dist/src/channel/frame-channel.js';
 import type { ChannelOutput } from '../dist/src/channel/messages.js';
 import { IpcChannel } from '../dist/src/channel/ipc-channel.js';
 import { ZeromqChannel } from '../dist/src/channel/zeromq-channel.js';
-import { LIMITS, makeJpeg } from './helpers/jpeg-fixtures.js';
+import { SharedMemoryChannel } from '../dist/src/channel/shared-memory-channel.js';
+import { LIMITS, makeJpeg, sha1 } from './helpers/jpeg-fixtures.js';
+import { tempDir } from './helpers/temp-dir.js';
 
 const SMALL = Array.from({ length: 8 }, (_, k) => makeJpeg(160, 90, k));
+/** A shared-channel decoder thread that hangs on camera 'hang' and sleeps 1.5 s on camera 'slow' (see the file). */
+const HANGING_WORKER = fileURLToPath(new URL('./fixtures/hanging-decode-worker.mjs', import.meta.url));
 
 interface Case {
   readonly label: string;
@@ -39,6 +48,12 @@ const byProcess = { hang: (ch: FrameChannel) => (stopDecoder(ch), 'cam'), slow: 
 const CASES: Case[] = [
   { label: 'ipc-advanced', make: (t) => new IpcChannel({ maxInFlight: 4, decoders: 1, decoder: 'jpeg-js', decodeTimeoutMs: t }), ...byProcess },
   { label: 'zeromq ipc://', make: (t) => new ZeromqChannel({ maxInFlight: 4, decoders: 1, decoder: 'jpeg-js', decodeTimeoutMs: t }), ...byProcess },
+  {
+    label: 'shared',
+    make: (t) => new SharedMemoryChannel({ maxInFlight: 4, decoders: 1, decoder: 'jpeg-js', decodeTimeoutMs: t, decoderFile: HANGING_WORKER }),
+    hang: () => 'hang',
+    slow: () => 'slow',
+  },
 ];
 
 async function open(c: Case, decodeTimeoutMs: number): Promise<FrameChannel> {
@@ -113,4 +128,53 @@ describe.each(CASES)('channel $label', (c) => {
     }
     expect(ch.stats()).toMatchObject({ delivered: 3, dropped: 0, decoderRestarts: 0 });
   });
+});
+
+test('shared: the slot of a thread stuck in native code is reused only once the thread is gone', async () => {
+  // A thread stuck in native code is terminated only when it is back in JavaScript, and may write into its slot until
+  // then: a slot given to another frame when the timeout drops its frame would have that frame's pixels overwritten.
+  const fifo = join(tempDir(), 'slot-bytes');
+  execFileSync('mkfifo', [fifo]);
+  /** Writes to the stuck thread's pipe; never blocks (a write with no reader would stop this thread for good). */
+  const feed = (bytes: Uint8Array): void => {
+    const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK); // ENXIO when nobody reads
+    try {
+      writeSync(fd, bytes);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  onTestFinished(() => {
+    try {
+      feed(new Uint8Array(1)); // frees the stuck thread if the test failed before it did
+    } catch {
+      // Nobody is reading any more.
+    }
+  });
+  const ch = new SharedMemoryChannel({ maxInFlight: 4, decoders: 2, decoder: 'jpeg-js', decodeTimeoutMs: 500, decoderFile: HANGING_WORKER });
+  onTestFinished(() => ch.close(1_000));
+  await ch.start();
+  submit(ch, 'cam', 0); // goes to slot 0 and back, so the stuck decode below takes slot 0
+  expect((await nextWithin(ch, 'the first frame', 10_000)).kind).toBe('frame');
+  ch.submit({ cameraId: `fifo:${fifo}`, seq: 1, capturedAt: 0, jpeg: SMALL[1]!.jpeg }, LIMITS);
+  await new Promise((r) => setTimeout(r, 1_500)); // past the timeout: that frame is dropped, its thread being terminated
+  expect(ch.stats()).toMatchObject({ dropped: 1, inFlight: 0 });
+
+  submit(ch, 'cam', 2); // decoded by the other thread, and held (not released) while the stuck one writes
+  const held = await Promise.race([ch.next(), new Promise<null>((r) => setTimeout(r, 10_000, null))]);
+  const frame = held?.kind === 'frame' ? held.frame : undefined;
+  expect(frame?.seq).toBe(2);
+  feed(new Uint8Array(frame!.data.byteLength).fill(0xff));
+  const end = Date.now() + 10_000;
+  while (ch.stats().decoderRestarts < 1 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  expect(ch.stats().decoderRestarts).toBeGreaterThanOrEqual(1);
+  expect(sha1(frame!.data)).toBe(SMALL[2]!.sha1);
+  frame!.release();
+
+  for (let s = 3; s < 8; s++) {
+    submit(ch, 'cam', s);
+    const out = await nextWithin(ch, `frame ${s}`, 10_000);
+    expect(out.kind === 'frame' && out.frame.seq).toBe(s);
+  }
+  expect(ch.stats()).toMatchObject({ submitted: 8, delivered: 7, dropped: 1, inFlight: 0 });
 });

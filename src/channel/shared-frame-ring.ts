@@ -16,13 +16,16 @@ const DECODE_CODES = ['TC_ERR_DECODE_NOT_JPEG', 'TC_ERR_DECODE_CORRUPT', 'TC_ERR
 // Control buffer: Int32 [0] = completion counter (the word the analyzer waits on), then per slot
 // META_INTS ints; then per slot one Float64 (decode time).
 const HEADER_INTS = 2; // counter + padding so the Float64 area stays 8-byte aligned
-const META_INTS = 6; // state, width, height, error code index, error message length, decode scale
+// state, width, height, error code index, error message length, decode scale, decoding thread, padding: an even
+// count, so that the Float64 area after them stays 8-byte aligned whatever the number of slots.
+const META_INTS = 8;
 const F_STATE = 0;
 const F_WIDTH = 1;
 const F_HEIGHT = 2;
 const F_CODE = 3;
 const F_MSGLEN = 4;
 const F_SCALE = 5;
+const F_THREAD = 6;
 
 export interface SlotFrame {
   readonly width: number;
@@ -70,6 +73,22 @@ export class SharedFrameRing {
 
   setState(slot: number, state: number): void {
     Atomics.store(this.#i32, HEADER_INTS + slot * META_INTS + F_STATE, state);
+  }
+
+  /** Analyzer: the slot is handed to a decoder (no thread has taken it yet). */
+  dispatch(slot: number): void {
+    Atomics.store(this.#i32, HEADER_INTS + slot * META_INTS + F_THREAD, 0);
+    this.setState(slot, SLOT_DECODING);
+  }
+
+  /** Decoder: thread `threadId` decodes this slot's frame (so a hung one can be found and terminated). */
+  claim(slot: number, threadId: number): void {
+    Atomics.store(this.#i32, HEADER_INTS + slot * META_INTS + F_THREAD, threadId);
+  }
+
+  /** The thread decoding this slot's frame, 0 while none has taken it. */
+  thread(slot: number): number {
+    return Atomics.load(this.#i32, HEADER_INTS + slot * META_INTS + F_THREAD);
   }
 
   /** The first `length` bytes of a slot. */

@@ -13,6 +13,8 @@ import type { DecodeScale } from '../decode/decode-scale.js';
 import { SharedFrameRing, SLOT_DECODING, SLOT_FAILED, SLOT_FREE, SLOT_HELD, SLOT_READY } from './shared-frame-ring.js';
 
 const WORKER_FILE = fileURLToPath(new URL('../decode/shared-decode-worker.js', import.meta.url));
+/** How often decode timeouts are checked, at most. */
+const WATCHDOG_MS = 1_000;
 
 export interface SharedMemoryChannelOptions extends FrameChannelOptions {
   /** Largest frame a slot holds (pixels = width x height); a larger frame is a TC_ERR_DECODE_SIZE_MISMATCH decode error. */
@@ -24,6 +26,13 @@ export interface SharedMemoryChannelOptions extends FrameChannelOptions {
   readonly startTimeoutMs?: number;
   /** Niceness added to decoder threads, so the analyzer wins the CPU (default 10; 0 = same priority). */
   readonly decoderNice?: number;
+  /**
+   * A frame not decoded within this time (default 10 s, ~300× a jpeg-js decode of 1280x720) is dropped and its
+   * thread terminated; piscina starts another. Its slot is reused once the thread has exited.
+   */
+  readonly decodeTimeoutMs?: number;
+  /** The decoder threads' entry file (default: dist/src/decode/shared-decode-worker.js; tests wrap it). */
+  readonly decoderFile?: string;
 }
 
 const DEFAULTS = {
@@ -32,6 +41,8 @@ const DEFAULTS = {
   heldFrames: 2, // frames the analyzer may keep before release()
   startTimeoutMs: 15_000,
   decoderNice: DECODER_NICE,
+  decodeTimeoutMs: 10_000, // ms a decode may take before its thread is taken for hung
+  decoderFile: WORKER_FILE,
   decodeScale: 1 as DecodeScale, // full-size frames; at N the decoders hand over 1/N and slots are that much smaller
 };
 
@@ -42,12 +53,16 @@ export class SharedMemoryChannel implements FrameChannel {
   readonly #ring: SharedFrameRing;
   /** In-flight entry id whose frame is in each slot (0 = none). */
   readonly #slotJob: number[];
+  /** When each slot's decode task was posted (Infinity once its thread is being terminated). */
+  readonly #slotSince: number[];
   #pool: Piscina<SharedDecodeTask, void> | undefined;
   #running = 0;
   #created = 0;
   #started: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
   #stopped = false;
+  #watchdog: NodeJS.Timeout | undefined;
+  #lastCheck = 0;
 
   constructor(opts: SharedMemoryChannelOptions) {
     this.#opts = { ...DEFAULTS, ...stripUndefined(opts), maxInFlight: opts.maxInFlight, decoders: opts.decoders, decoder: opts.decoder };
@@ -61,6 +76,7 @@ export class SharedMemoryChannel implements FrameChannel {
     const scale = this.#opts.decodeScale;
     this.#ring = SharedFrameRing.create(opts.maxInFlight + heldFrames, Math.ceil(w / scale) * Math.ceil(h / scale) * 4);
     this.#slotJob = new Array<number>(this.#ring.slotCount).fill(0);
+    this.#slotSince = new Array<number>(this.#ring.slotCount).fill(0);
   }
 
   start(): Promise<void> {
@@ -81,7 +97,7 @@ export class SharedMemoryChannel implements FrameChannel {
       decoder: this.#opts.decoder,
     };
     const pool = new Piscina<SharedDecodeTask, void>({
-      filename: WORKER_FILE,
+      filename: this.#opts.decoderFile,
       minThreads: this.#opts.decoders,
       maxThreads: this.#opts.decoders,
       idleTimeout: Number.POSITIVE_INFINITY,
@@ -95,6 +111,9 @@ export class SharedMemoryChannel implements FrameChannel {
     pool.on('workerCreate', () => this.#created++);
     pool.on('error', (err: unknown) => process.emitWarning(`shared channel: decoder thread error: ${String(err)}`));
     void this.#watch();
+    this.#lastCheck = Date.now();
+    this.#watchdog = setInterval(() => this.#checkTimeouts(), Math.min(WATCHDOG_MS, this.#opts.decodeTimeoutMs / 2));
+    this.#watchdog.unref();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -192,7 +211,8 @@ export class SharedMemoryChannel implements FrameChannel {
     const f = entry.frame;
     this.#queue.toDecoder(entry, slot);
     this.#slotJob[slot] = entry.id;
-    this.#ring.setState(slot, SLOT_DECODING);
+    this.#slotSince[slot] = Date.now();
+    this.#ring.dispatch(slot);
     this.#running++;
     const req = decodeRequest(entry, this.#opts.decodeScale);
     pool.run({ type: 'decode', slot, req, jpeg: f.jpeg }).catch((err: unknown) => this.#onTaskFailed(slot, entry.id, err));
@@ -212,6 +232,38 @@ export class SharedMemoryChannel implements FrameChannel {
     this.#queue.abandon(id);
     if (!this.#closing) process.emitWarning(`shared channel: decoder thread failed (${(err as Error)?.message ?? String(err)}); piscina restarts it`);
     this.#pump();
+  }
+
+  /**
+   * A thread that holds a slot past decodeTimeoutMs is hung (stuck in a loop or a wait): it would keep its slot and
+   * its share of the decoders for good, and with one decoder stop all counting (as a stopped ipc decoder did: 72 s
+   * with nothing analysed). Its frame is dropped at once, so the frames behind it are delivered, and the thread is
+   * terminated; piscina starts another, and #onTaskFailed frees the slot only when the task fails with the thread's
+   * exit, so a decode still under way never writes into a slot given to another frame. A thread stuck inside native
+   * code cannot be terminated (V8 stops it only when it is back in JavaScript): its slot and its place stay taken.
+   */
+  #checkTimeouts(): void {
+    const pool = this.#pool;
+    const now = Date.now();
+    // A tick that comes late (this thread was held up, or the machine suspended) may run before decodes that are
+    // done are collected: no thread is judged on it.
+    const onTime = now - this.#lastCheck < 2 * Math.min(WATCHDOG_MS, this.#opts.decodeTimeoutMs / 2);
+    this.#lastCheck = now;
+    if (!onTime || !pool || this.#stopped) return;
+    for (let slot = 0; slot < this.#ring.slotCount; slot++) {
+      if (this.#ring.state(slot) !== SLOT_DECODING || now - this.#slotSince[slot]! < this.#opts.decodeTimeoutMs) continue;
+      const id = this.#ring.thread(slot);
+      // A task no thread has taken yet waits for one that is hung: that one is judged instead.
+      const thread = id === 0 ? undefined : pool.threads.find((t) => t.threadId === id);
+      if (!thread) continue;
+      this.#slotSince[slot] = Number.POSITIVE_INFINITY;
+      process.emitWarning(
+        `shared channel: decoder thread ${id} did not answer within ${this.#opts.decodeTimeoutMs} ms; ` +
+          'it is hung (stuck), so it is terminated and replaced and its frame dropped',
+      );
+      this.#queue.abandon(this.#slotJob[slot]!);
+      void thread.terminate();
+    }
   }
 
   submit(frame: JpegFrame, limits: DecodeLimits): void {
@@ -245,6 +297,7 @@ export class SharedMemoryChannel implements FrameChannel {
   async #close(timeoutMs: number): Promise<void> {
     await this.#queue.drain(timeoutMs, () => this.#pool !== undefined);
     this.#stopped = true;
+    clearInterval(this.#watchdog);
     this.#ring.wake();
     if (this.#pool) {
       // Graceful first (a sharp decode must not be cut off mid-call), then forced.

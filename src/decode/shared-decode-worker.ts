@@ -1,7 +1,7 @@
 // Entry of a piscina worker thread for the shared-memory channel: decodes a JPEG into a slot of the shared
 // ring and signals the analyzer with Atomics; the task's own return value carries nothing.
 
-import { workerData } from 'node:worker_threads';
+import { threadId, workerData } from 'node:worker_threads';
 import { createDecoder, type JpegDecoder } from './decode-jpeg.js';
 import { decodeToFrame, frameName } from './decode-to-frame.js';
 import { scaledSize } from './decode-scale.js';
@@ -14,6 +14,8 @@ const ring = SharedFrameRing.attach(init.control, init.pixels, init.slotCount, i
 let decoder: Promise<JpegDecoder> | undefined;
 
 export default async function decodeIntoSlot(task: SharedDecodeTask): Promise<void> {
+  // First thing: the analyzer terminates the thread that holds a slot past decodeTimeoutMs.
+  if (task.type === 'decode') ring.claim(task.slot, threadId);
   decoder ??= createDecoder(init.decoder);
   const decode = await decoder;
   if (task.type === 'init') return;
