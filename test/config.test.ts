@@ -41,6 +41,12 @@ describe('config validation', () => {
     }).toThrow();
   });
 
+  it('takes decodeTimeoutMs for every channel, 10 s by default, and refuses one too short to decode a frame', () => {
+    expect(validateConfig({ cameras: [camera()] }).decodeTimeoutMs).toBe(10_000);
+    expect(validateConfig({ cameras: [camera()], decodeTimeoutMs: 30_000 }).decodeTimeoutMs).toBe(30_000);
+    expect(errorOf(() => validateConfig({ cameras: [camera()], decodeTimeoutMs: 500 })).message).toMatch(/^decodeTimeoutMs: .*1000/);
+  });
+
   it('names the key and the fix for a short ROI', () => {
     const err = errorOf(() => validateConfig({ cameras: [camera({ roi: [[0, 0], [1, 1]] })] }));
     expect(err.code).toBe('TC_ERR_CONFIG');

@@ -27,6 +27,8 @@ export interface CreateChannelOptions {
   /** shared only: largest frame a shared-memory slot holds (default 1920x1080). */
   readonly sharedMaxFrameWidth?: number;
   readonly sharedMaxFrameHeight?: number;
+  /** A decoder holding one frame this long is hung and replaced (ms; each channel's default: 10 s). */
+  readonly decodeTimeoutMs?: number;
   /** Told of each frame dropped (see FrameChannelOptions.onDropped). */
   readonly onDropped?: (frame: JpegFrame) => void;
 }
@@ -40,11 +42,11 @@ export function createChannel(name: ChannelName, opts: CreateChannelOptions): Fr
   const base = { maxInFlight, decoders: opts.decoders, decoder: opts.decoder, decodeScale: opts.decodeScale, onDropped: opts.onDropped };
   switch (name) {
     case 'ipc':
-      return new IpcChannel({ ...base, serialization: opts.ipcSerialization });
+      return new IpcChannel({ ...base, serialization: opts.ipcSerialization, decodeTimeoutMs: opts.decodeTimeoutMs });
     case 'zeromq':
-      return new ZeromqChannel({ ...base, endpoint: opts.zeromqEndpoint });
+      return new ZeromqChannel({ ...base, endpoint: opts.zeromqEndpoint, decodeTimeoutMs: opts.decodeTimeoutMs });
     case 'shared':
-      return new SharedMemoryChannel({ ...base, maxFrameWidth: opts.sharedMaxFrameWidth, maxFrameHeight: opts.sharedMaxFrameHeight });
+      return new SharedMemoryChannel({ ...base, maxFrameWidth: opts.sharedMaxFrameWidth, maxFrameHeight: opts.sharedMaxFrameHeight, decodeTimeoutMs: opts.decodeTimeoutMs });
     default:
       throw new ConfigError(`channel: must be "ipc", "zeromq" or "shared", got "${String(name)}"`);
   }
@@ -60,5 +62,6 @@ export function createChannelFor(config: Config, onDropped?: (frame: JpegFrame) 
     decodeScale: config.decodeScale,
     ipcSerialization: config.ipcSerialization,
     zeromqEndpoint: config.zeromqEndpoint,
+    decodeTimeoutMs: config.decodeTimeoutMs,
   });
 }

@@ -52,6 +52,8 @@ export interface Config {
   /** Decoders hand over frames at 1/decodeScale; every camera's analyzer.downscale is a multiple of it. */
   readonly decodeScale: DecodeScale;
   readonly maxFramesInFlight: number;
+  /** A decoder holding one frame this long is hung: the frame is dropped and the decoder replaced (ms). */
+  readonly decodeTimeoutMs: number;
   readonly flushIntervalMs: number;
   readonly httpHost: string;
   readonly httpPort: number;

@@ -33,6 +33,7 @@ export const DAEMON_DEFAULTS = {
   decoders: 1, // number of decoder processes/threads
   decodeScale: 1 as DecodeScale, // decode at 1/decodeScale (full-resolution px per decoded px); 1 = full size
   maxFramesInFlight: 4, // frames decoded or decoding but not yet analysed; beyond it one is dropped, fairly across cameras
+  decodeTimeoutMs: 10_000, // a decoder holding one frame this long is taken for hung: its frame dropped, the decoder replaced
   flushIntervalMs: 1_000, // store writes are batched and committed at least this often
   httpHost: '127.0.0.1', // HTTP API bind address
   httpPort: 0, // HTTP API port; 0 = do not serve HTTP unless --http is given

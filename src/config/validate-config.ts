@@ -351,6 +351,7 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
     decoders,
     decodeScale: validateDecodeScale(raw, cameras),
     maxFramesInFlight: num(raw, 'maxFramesInFlight', '', d.maxFramesInFlight, 1, 64, true),
+    decodeTimeoutMs: num(raw, 'decodeTimeoutMs', '', d.decodeTimeoutMs, 1_000, 600_000, true),
     flushIntervalMs: num(raw, 'flushIntervalMs', '', d.flushIntervalMs, 50, 60_000),
     httpHost: (raw.httpHost as string | undefined) ?? d.httpHost,
     httpPort: num(raw, 'httpPort', '', d.httpPort, 0, 65_535, true),
