@@ -241,7 +241,8 @@ export class Daemon implements AsyncDisposable {
     const store = CountStore.open(config.db, {
       flushIntervalMs: config.flushIntervalMs,
       onError: (err: unknown) => {
-        const { say, since } = storeLog.say('store');
+        // The failed writes, and the crossing details dropped after they failed too long, each on its own count.
+        const { say, since } = storeLog.say(/pending event detail rows/.test((err as Error).message) ? 'details' : 'writes');
         const again = since > 1 ? ` (${since} times since it was last said)` : '';
         if (say) log.warn(`store: ${(err as Error).message} (kept in memory, will retry)${again}`);
       },
@@ -391,9 +392,13 @@ export class Daemon implements AsyncDisposable {
     const p = this.#pipelines.get(camera.id);
     if (p) p.stats.lastError = err.message;
     this.#store.addFrameTicks(camera.id, Date.now(), { sourceErrors: 1 });
-    // A camera back for a while whose problem comes again is told at once; one that flaps, as a repeat.
-    if (said.backAt !== null && Date.now() - said.backAt >= STEADY_MS) log.reset();
-    if (kind === 'failure') said.backAt = null;
+    // A camera back for a while whose problem comes again is told at once; one that flaps, as a repeat. Only a
+    // failure ends its time back: a warning while it streams (an oversized part) was said every time once the
+    // camera had been back a minute (helper 31).
+    if (kind === 'failure') {
+      if (said.backAt !== null && Date.now() - said.backAt >= STEADY_MS) log.reset();
+      said.backAt = null;
+    }
     // Each cause on its own: an HTTP error's status too (a camera going from 500 to 404 to 401 says each).
     const { say, since } = log.say(err instanceof SourceError && err.status !== undefined ? `${err.code} ${err.status}` : err.code);
     if (say && kind === 'failure') said.failure = true;
@@ -624,7 +629,8 @@ export class Daemon implements AsyncDisposable {
         message:
           `database ${this.config.db}: writes have failed for ${Math.round((Date.now() - s.failingSince) / 1000)} s (${s.lastError}); ` +
           `${s.pendingEvents} crossings and ${s.pendingBuckets} buckets are kept in memory and retried every ${this.config.flushIntervalMs} ms: ` +
-          `free disk space, make the file and its folder writable, or end the process holding a write lock on it; nothing is lost while the daemon runs`,
+          `free disk space, make the file and its folder writable, or end the process holding a write lock on it; ` +
+          (s.eventDetailsDropped > 0 ? `the counts are kept, but ${s.eventDetailsDropped} crossings' details (not their counts) were dropped` : 'nothing is lost while the daemon runs'),
       });
     }
     const gone = this.#store.closed ? null : this.#store.fileGone();

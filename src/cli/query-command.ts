@@ -52,13 +52,21 @@ export async function queryCommand(argv: string[]): Promise<number> {
     'cli',
   );
   const rows = queryCounts(values.db ?? './data/counts.db', params, { source: 'cli' });
+  // A reader that stops early (`query … | head`) is not an error: it ended with an EPIPE stack trace and status 1.
+  let closed = false;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    closed = true;
+  });
   // Written as it is formatted, in 64-KB batches, waiting for the terminal or pipe to take each: a million rows
   // made one string too long for V8 (JSON) or held 1.2 GB (CSV).
   let batch = '';
   for (const piece of formatCountsPieces(rows, params.format, params.byClass, params.timeZone)) {
+    if (closed) return 0;
     batch += piece;
     if (batch.length >= 65_536) {
-      if (!process.stdout.write(batch)) await once(process.stdout, 'drain');
+      // An EPIPE while waiting ends the wait (once() rejects on 'error'); `closed` then ends the loop.
+      if (!process.stdout.write(batch)) await once(process.stdout, 'drain').catch(() => {});
       batch = '';
     }
   }

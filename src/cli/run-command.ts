@@ -123,6 +123,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     cleanups.unshift(() => daemon.close());
     // Listening for the signals before saying that it counts: a signal sent the moment that line is read (a
     // supervisor, a test) found no handler yet and killed the process without its flush.
+    let hungUp = false;
     const stopped = new Promise<void>((resolve) => {
       const stop = (why: string) => {
         log.info(`${why}: flushing counts and stopping`);
@@ -131,7 +132,10 @@ export async function runCommand(argv: string[]): Promise<number> {
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
       // The terminal it runs in closing: stopped as by Ctrl-C (the default ended the process without its flush).
-      process.once('SIGHUP', () => stop('SIGHUP'));
+      process.once('SIGHUP', () => {
+        hungUp = true;
+        stop('SIGHUP');
+      });
       if (duration > 0) setTimeout(() => stop(`--duration ${duration}s elapsed`), duration * 1000).unref();
     });
     const { channel: channelName, endpoint } = daemon.stats().channel;
@@ -192,6 +196,13 @@ export async function runCommand(argv: string[]): Promise<number> {
       });
     }
     for (const s of signals) process.off(s, force);
+    if (hungUp) {
+      // Flushed and closed: now ended by the signal, as a supervisor expects (status 129). Exiting normally on a
+      // terminal that hung up tripped an assertion in Node's stdio reset (SIGABRT, a core dump; nodejs/node#42433).
+      process.removeAllListeners('SIGHUP');
+      process.kill(process.pid, 'SIGHUP');
+      await new Promise((r) => setTimeout(r, 1_000).unref());
+    }
     if (closeFailed) return 1;
   } finally {
     // Also on errors: a started simulator or daemon must not keep the process alive.

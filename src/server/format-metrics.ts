@@ -61,7 +61,7 @@ export function formatMetrics(s: MetricsSource): string {
   const st = s.store;
   if (st) {
     // A daemon whose database refuses writes counts into memory only: alert on this, not on the cameras.
-    family('traffic_counter_store_failing', 'gauge', 'Whether writes to the count database fail now (1: counts are kept in memory and retried; see /api/health).', [[{}, st.ok ? 0 : 1]]);
+    family('traffic_counter_store_failing', 'gauge', 'Whether the count database fails now (1: writes refused, the counts kept in memory and retried; or its file deleted or replaced; see /api/health).', [[{}, st.ok ? 0 : 1]]);
     family('traffic_counter_store_failed_flushes_total', 'counter', 'Writes of pending counts to the database that failed.', [[{}, st.failedFlushes]]);
     family('traffic_counter_store_pending_events', 'gauge', 'Crossings counted and not yet written to the database.', [[{}, st.pendingEvents]]);
     family('traffic_counter_store_event_details_dropped_total', 'counter', 'Crossing details (not counts) dropped while writes kept failing.', [[{}, st.eventDetailsDropped]]);
