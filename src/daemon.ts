@@ -240,11 +240,11 @@ export class Daemon implements AsyncDisposable {
     const storeLog = new RepeatLog();
     const store = CountStore.open(config.db, {
       flushIntervalMs: config.flushIntervalMs,
-      onError: (err: unknown) => {
+      onError: (err, what) => {
         // The failed writes, and the crossing details dropped after they failed too long, each on its own count.
-        const { say, since } = storeLog.say(/pending event detail rows/.test((err as Error).message) ? 'details' : 'writes');
+        const { say, since } = storeLog.say(what);
         const again = since > 1 ? ` (${since} times since it was last said)` : '';
-        if (say) log.warn(`store: ${(err as Error).message} (kept in memory, will retry)${again}`);
+        if (say) log.warn(`store: ${err.message} (kept in memory, will retry)${again}`);
       },
       onRecover: ({ failedFlushes, failingSince }) => {
         storeLog.reset();

@@ -33,7 +33,7 @@ export interface CountStoreOptions {
   maxPendingEvents?: number;
   busyTimeoutMs?: number;
   /** Flush failures and dropped event details are reported here (default: console.error). */
-  onError?: (err: Error) => void;
+  onError?: (err: Error, what: StoreTrouble) => void;
   /** Called at the first flush that succeeds after failed ones: everything pending then was written. */
   onRecover?: (info: { readonly failedFlushes: number; readonly failingSince: number }) => void;
 }
@@ -70,6 +70,9 @@ function fileIdentity(file: string): string | null {
     return null;
   }
 }
+
+/** What a store error reports: writes that failed (retried), or crossing details dropped after they failed too long. */
+export type StoreTrouble = 'writes' | 'details';
 
 export interface LineTotal {
   readonly cameraId: string;
@@ -183,7 +186,7 @@ export class CountStore implements AsyncDisposable {
   readonly #lock: WriterLock;
   readonly #stmts: Statements;
   readonly #opts: Required<Omit<CountStoreOptions, 'onError' | 'onRecover'>>;
-  readonly #onError: (err: Error) => void;
+  readonly #onError: (err: Error, what: StoreTrouble) => void;
   readonly #onRecover: CountStoreOptions['onRecover'];
   readonly #timer: NodeJS.Timeout;
   readonly #queryStmts = new Map<string, Statement>();
@@ -194,7 +197,6 @@ export class CountStore implements AsyncDisposable {
   /** Lines registered in this process, for totals() before anything crossed. */
   #lines = new Map<string, Set<string>>();
   #closed = false;
-  #failing = false;
   /** When the flushes began to fail (ms since the epoch), and how many have failed since; null while they work. */
   #failingSince: number | null = null;
   #failedInARow = 0;
@@ -346,7 +348,7 @@ export class CountStore implements AsyncDisposable {
     }
     this.#boundDetails();
     // While flushes fail, retry on the timer only rather than on every event.
-    if (this.#events.length >= this.#opts.maxBatch && !this.#failing) this.#flushQuietly();
+    if (this.#events.length >= this.#opts.maxBatch && this.#failingSince === null) this.#flushQuietly();
   }
 
   /** Adds to the frame accounting of the camera's minute containing timeMs (written at the next flush). */
@@ -397,6 +399,7 @@ export class CountStore implements AsyncDisposable {
       new StoreError(
         `${this.file}: writes keep failing; dropped ${excess} pending event detail rows (${this.#detailsDropped} so far) past maxPendingEvents ${this.#opts.maxPendingEvents}; their counts are kept and will be written when the database accepts writes`,
       ),
+      'details',
     );
   }
 
@@ -469,7 +472,6 @@ export class CountStore implements AsyncDisposable {
         })
         .immediate();
     } catch (err) {
-      this.#failing = true;
       this.#failingSince ??= Date.now();
       this.#failedInARow++;
       this.#failedFlushes++;
@@ -484,9 +486,8 @@ export class CountStore implements AsyncDisposable {
     this.#counts.clear();
     this.#frames.clear();
     this.#flushes++;
-    if (this.#failing) {
-      const info = { failedFlushes: this.#failedInARow, failingSince: this.#failingSince! };
-      this.#failing = false;
+    if (this.#failingSince !== null) {
+      const info = { failedFlushes: this.#failedInARow, failingSince: this.#failingSince };
       this.#failingSince = null;
       this.#failedInARow = 0;
       this.#onRecover?.(info);
@@ -497,7 +498,7 @@ export class CountStore implements AsyncDisposable {
     try {
       this.flush();
     } catch (err) {
-      this.#onError(err as Error);
+      this.#onError(err as Error, 'writes');
     }
   }
 
