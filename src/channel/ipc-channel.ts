@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ChannelError } from '../errors.js';
 import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
+import { Watchdog } from './watchdog.js';
 import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, IpcFromChild, IpcToChild, JpegFrame } from './messages.js';
 import { asBuffer, toUint8Array } from '../decode/ipc-bytes.js';
@@ -13,8 +14,6 @@ import { createDecoder } from '../decode/decode-jpeg.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/ipc-decoder-child.js', import.meta.url));
-/** How often decode timeouts are checked, at most. */
-const WATCHDOG_MS = 1_000;
 
 export interface IpcChannelOptions extends FrameChannelOptions {
   readonly serialization?: 'advanced' | 'json';
@@ -51,8 +50,7 @@ export class IpcChannel implements FrameChannel {
   #stopping = false;
   #started = false;
   #startDone = false;
-  #watchdog: NodeJS.Timeout | undefined;
-  #lastCheck = 0;
+  #watchdog: Watchdog | undefined;
 
   constructor(opts: IpcChannelOptions) {
     // `?? default` rather than spread defaults: createChannel passes undefined for unset options.
@@ -73,9 +71,7 @@ export class IpcChannel implements FrameChannel {
     this.#started = true;
     // Fails fast, with a message naming the fix, when an optional decoder is not installed.
     await createDecoder(this.#opts.decoder);
-    this.#lastCheck = Date.now();
-    this.#watchdog = setInterval(() => this.#checkTimeouts(), Math.min(WATCHDOG_MS, this.#opts.decodeTimeoutMs / 2));
-    this.#watchdog.unref();
+    this.#watchdog = new Watchdog(this.#opts.decodeTimeoutMs, (now, onTime) => this.#checkTimeouts(now, onTime));
     await Promise.all(Array.from({ length: this.#opts.decoders }, (_, i) => this.#spawn(i)));
     this.#startDone = true;
   }
@@ -188,12 +184,8 @@ export class IpcChannel implements FrameChannel {
    * Before, one SIGSTOPped decoder of one stopped all counting (4 cameras at 500 ms: nothing analysed for 72 s, the
    * log saying only that the daemon could not keep up), where the zeromq channel resumed within 12 s.
    */
-  #checkTimeouts(): void {
-    const now = Date.now();
-    // A tick that comes late (this thread was held up, or the machine suspended) runs before the decoders' waiting
-    // answers are read: no decoder is judged on it.
-    const onTime = now - this.#lastCheck < 2 * Math.min(WATCHDOG_MS, this.#opts.decodeTimeoutMs / 2);
-    this.#lastCheck = now;
+  #checkTimeouts(now: number, onTime: boolean): void {
+    // A late tick (see Watchdog) runs before the decoders' waiting answers are read: no decoder is judged on it.
     if (!onTime || this.#stopping) return;
     for (const dec of this.#decoders) {
       if (!dec || dec.job === null || now - dec.jobSince < this.#opts.decodeTimeoutMs) continue;
@@ -237,7 +229,7 @@ export class IpcChannel implements FrameChannel {
     // Decoders that are restarting after a crash are waited for too, within the same time limit.
     await this.#queue.drain(timeoutMs, () => this.#decoders.length > 0);
     this.#stopping = true;
-    clearInterval(this.#watchdog);
+    this.#watchdog?.stop();
     await Promise.all(this.#decoders.map((d) => (d ? stopChild(d.proc) : undefined)));
   }
 

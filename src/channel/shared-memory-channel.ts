@@ -8,13 +8,12 @@ import { createDecoder } from '../decode/decode-jpeg.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
+import { Watchdog } from './watchdog.js';
 import type { ChannelOutput, DecodeLimits, DecodedFrame, JpegFrame, SharedDecodeTask, SharedRingInit } from './messages.js';
 import type { DecodeScale } from '../decode/decode-scale.js';
 import { SharedFrameRing, SLOT_DECODING, SLOT_FAILED, SLOT_FREE, SLOT_HELD, SLOT_READY } from './shared-frame-ring.js';
 
 const WORKER_FILE = fileURLToPath(new URL('../decode/shared-decode-worker.js', import.meta.url));
-/** How often decode timeouts are checked, at most. */
-const WATCHDOG_MS = 1_000;
 
 export interface SharedMemoryChannelOptions extends FrameChannelOptions {
   /** Largest frame a slot holds (pixels = width x height); a larger frame is a TC_ERR_DECODE_SIZE_MISMATCH decode error. */
@@ -61,8 +60,7 @@ export class SharedMemoryChannel implements FrameChannel {
   #started: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
   #stopped = false;
-  #watchdog: NodeJS.Timeout | undefined;
-  #lastCheck = 0;
+  #watchdog: Watchdog | undefined;
 
   constructor(opts: SharedMemoryChannelOptions) {
     this.#opts = { ...DEFAULTS, ...stripUndefined(opts), maxInFlight: opts.maxInFlight, decoders: opts.decoders, decoder: opts.decoder };
@@ -111,9 +109,7 @@ export class SharedMemoryChannel implements FrameChannel {
     pool.on('workerCreate', () => this.#created++);
     pool.on('error', (err: unknown) => process.emitWarning(`shared channel: decoder thread error: ${String(err)}`));
     void this.#watch();
-    this.#lastCheck = Date.now();
-    this.#watchdog = setInterval(() => this.#checkTimeouts(), Math.min(WATCHDOG_MS, this.#opts.decodeTimeoutMs / 2));
-    this.#watchdog.unref();
+    this.#watchdog = new Watchdog(this.#opts.decodeTimeoutMs, (now, onTime) => this.#checkTimeouts(now, onTime));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -242,13 +238,9 @@ export class SharedMemoryChannel implements FrameChannel {
    * exit, so a decode still under way never writes into a slot given to another frame. A thread stuck inside native
    * code cannot be terminated (V8 stops it only when it is back in JavaScript): its slot and its place stay taken.
    */
-  #checkTimeouts(): void {
+  #checkTimeouts(now: number, onTime: boolean): void {
     const pool = this.#pool;
-    const now = Date.now();
-    // A tick that comes late (this thread was held up, or the machine suspended) may run before decodes that are
-    // done are collected: no thread is judged on it.
-    const onTime = now - this.#lastCheck < 2 * Math.min(WATCHDOG_MS, this.#opts.decodeTimeoutMs / 2);
-    this.#lastCheck = now;
+    // A late tick (see Watchdog) may run before decodes that are done are collected: no thread is judged on it.
     if (!onTime || !pool || this.#stopped) return;
     for (let slot = 0; slot < this.#ring.slotCount; slot++) {
       if (this.#ring.state(slot) !== SLOT_DECODING || now - this.#slotSince[slot]! < this.#opts.decodeTimeoutMs) continue;
@@ -297,7 +289,7 @@ export class SharedMemoryChannel implements FrameChannel {
   async #close(timeoutMs: number): Promise<void> {
     await this.#queue.drain(timeoutMs, () => this.#pool !== undefined);
     this.#stopped = true;
-    clearInterval(this.#watchdog);
+    this.#watchdog?.stop();
     this.#ring.wake();
     if (this.#pool) {
       // Graceful first (a sharp decode must not be cut off mid-call), then forced.

@@ -21,6 +21,7 @@ import { asBuffer } from '../decode/ipc-bytes.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
+import { Watchdog, WATCHDOG_MS } from './watchdog.js';
 import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 
@@ -34,8 +35,6 @@ const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', im
 export const ZEROMQ_MAX_GROWN_IN_FLIGHT = 64;
 /** An idle decoder announces 'ready' every second; one silent this long is gone (killed, or its host down). */
 const IDLE_PEER_SILENCE_MS = 5_000;
-/** How often decode timeouts and silent decoders are checked, at most. */
-const WATCHDOG_MS = 1_000;
 /**
  * A remote decoder that has not returned a frame yet is on trial: its job's frame holds back later frames that are
  * done for this long at most, then is dropped (the decoder still proves itself if it answers in time), and the next
@@ -139,8 +138,7 @@ export class ZeromqChannel implements FrameChannel {
   #closing: Promise<void> | undefined;
   /** Set once the drain is over: from then on a dead decoder is not replaced. */
   #stopping = false;
-  #watchdog: NodeJS.Timeout | undefined;
-  #lastCheck = 0;
+  #watchdog: Watchdog | undefined;
   #receiving: Promise<void> | undefined;
 
   constructor(opts: ZeromqChannelOptions) {
@@ -193,9 +191,7 @@ export class ZeromqChannel implements FrameChannel {
     // Local children connect to loopback when the analyzer binds every interface.
     this.#connectEndpoint = this.endpoint.replace(/^tcp:\/\/(0\.0\.0\.0|\*)/, 'tcp://127.0.0.1');
     this.#receiving = this.#receive();
-    this.#lastCheck = Date.now();
-    this.#watchdog = setInterval(() => this.#checkTimeouts(), Math.min(WATCHDOG_MS, this.#opts.decodeTimeoutMs / 2));
-    this.#watchdog.unref();
+    this.#watchdog = new Watchdog(this.#opts.decodeTimeoutMs, (now, onTime) => this.#checkTimeouts(now, onTime), 2 * WATCHDOG_MS);
     await Promise.all(Array.from({ length: this.#opts.decoders }, (_, i) => this.#spawn(i)));
     this.#startDone = true;
   }
@@ -491,12 +487,9 @@ export class ZeromqChannel implements FrameChannel {
     });
   }
 
-  #checkTimeouts(): void {
-    const now = Date.now();
-    // A tick that comes late (this thread was held up, or the machine suspended) runs before the decoders' waiting
-    // messages are read: silence is not judged on it.
-    const onTime = now - this.#lastCheck < 2 * WATCHDOG_MS;
-    this.#lastCheck = now;
+  #checkTimeouts(now: number, onTime: boolean): void {
+    // A late tick (see Watchdog; late here: over 2 × WATCHDOG_MS) runs before the decoders' waiting messages are
+    // read: silence is not judged on it.
     this.#queue.overtakeStalled();
     this.#pump(); // a trial frame overtaken frees the trial for another peer
     for (const peer of [...this.#peers.values()]) {
@@ -546,7 +539,7 @@ export class ZeromqChannel implements FrameChannel {
     // remote decoders and none connected, nothing can finish.
     await this.#queue.drain(timeoutMs, () => this.#peers.size > 0 || this.#locals.length > 0);
     this.#stopping = true;
-    clearInterval(this.#watchdog);
+    this.#watchdog?.stop();
     await Promise.all(this.#locals.map((d) => (d ? stopChild(d.proc) : undefined)));
     this.#router.close();
     await this.#receiving;
