@@ -2,7 +2,8 @@
 // counts into memory only. Before, /api/health said ok (200) and had no word of it, /metrics neither, and the log
 // said the failure at every flush, once a second (helper 26): a Docker HEALTHCHECK or a load balancer saw a healthy
 // daemon. Now health answers 503 with a store warning, /metrics says traffic_counter_store_failing 1, the log says it
-// once and says when writes work again, and nothing counted meanwhile is lost.
+// once and says when writes work again, and nothing counted meanwhile is lost. And `run` whose last write fails
+// ends with status 1 (it ended 0 after "closed without writing 7 events": a supervisor saw a clean stop).
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
@@ -11,6 +12,7 @@ import { Daemon } from '../dist/src/daemon.js';
 import { startHttpServer } from '../dist/src/server/http-server.js';
 import { Database } from '../dist/src/store/sqlite-driver.js';
 import { scene, serveSceneCamera, until } from './helpers/scene-camera.js';
+import { startCli } from './helpers/run-cli.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 
@@ -95,4 +97,42 @@ it('says a database file deleted or replaced under the daemon, in /api/health an
   expect(daemon.stats().store.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/counts\.db was replaced by another file while the daemon wrote to it/)]);
   await new Promise((r) => setTimeout(r, 6_000));
   expect(warned.filter((m) => m.includes('while the daemon wrote to it'))).toHaveLength(1);
+});
+
+it('run whose last write fails exits 1 naming the database and what it could not write; what it wrote before stays', { timeout: 60_000 }, async () => {
+  const dir = tempDir();
+  const db = join(dir, 'counts.db');
+  const config = join(dir, 'config.json');
+  // Port 9 on loopback: no camera answers; every poll is still an expected frame, to be written at each flush.
+  const camera = { id: 'cam1', url: 'http://127.0.0.1:9/x.jpg', pollIntervalMs: 200, roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'north', from: [0, 8], to: [16, 8] }] };
+  writeFileSync(config, JSON.stringify({ db, flushIntervalMs: 200, cameras: [camera] }));
+  const run = startCli(['run', '--config', config]);
+  await expect.poll(run.stderr, { timeout: 30_000 }).toContain('counting 1 camera(s)');
+  const expected = (): number => {
+    const r = new Database(db, { readonly: true });
+    try {
+      return (r.prepare("SELECT COALESCE(SUM(frames_expected), 0) FROM frames_minute WHERE camera_id = 'cam1'").pluck().get() as number);
+    } finally {
+      r.close();
+    }
+  };
+  await until('expected frames written', () => expected() >= 5);
+
+  // Another connection holds the write lock while run stops: its last flush cannot write.
+  const other = new Database(db);
+  onTestFinished(() => {
+    if (other.inTransaction) other.exec('ROLLBACK');
+    if (other.open) other.close();
+  });
+  other.exec('BEGIN IMMEDIATE');
+  const before = (other.prepare("SELECT COALESCE(SUM(frames_expected), 0) FROM frames_minute WHERE camera_id = 'cam1'").pluck().get() as number);
+  await new Promise((r) => setTimeout(r, 500)); // more polls, pending in memory
+  run.proc.kill('SIGTERM');
+  const result = await run.done;
+  other.exec('ROLLBACK');
+
+  expect(result.code, result.stderr).toBe(1);
+  expect(result.stderr).toMatch(new RegExp(`${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: closed without writing \\d+ events and [1-9]\\d* pending buckets`));
+  // What was written before the lock stays written.
+  expect(expected()).toBe(before);
 });
