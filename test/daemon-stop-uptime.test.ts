@@ -17,7 +17,7 @@ import { tempDir } from './helpers/temp-dir.js';
 const POLL_MS = 1_000;
 const ANSWERED = 2;
 
-async function stopDuringPoll(answer: 'hold' | 'fail'): Promise<{ framesExpected: number; framesReceived: number }> {
+async function stopDuringPoll(answer: 'hold' | 'fail'): Promise<{ framesExpected: number; framesReceived: number; monitoredMs: number }> {
   // Distinct images (a repeat would be skipped), answered at once; the next poll is held until the daemon closes.
   const frames = Array.from({ length: ANSWERED }, (_, i) => jpeg.encode({ data: roadFrame([], 1 + 0.02 * i), width: W, height: H }, 90).data);
   let daemon: Daemon | undefined;
@@ -50,21 +50,25 @@ async function stopDuringPoll(answer: 'hold' | 'fail'): Promise<{ framesExpected
   }
   expect(closing, 'the camera was polled past its answered frames').toBeDefined();
   await closing;
-  const rows = queryCounts(db, parseQueryParams({ bucket: 'minute' }, 'cli')) as { framesExpected: number; framesReceived: number }[];
+  const rows = queryCounts(db, parseQueryParams({ bucket: 'minute' }, 'cli'));
   // The polls may straddle a minute boundary: sum the minutes.
   return {
     framesExpected: rows.reduce((s, r) => s + r.framesExpected, 0),
     framesReceived: rows.reduce((s, r) => s + r.framesReceived, 0),
+    monitoredMs: rows.reduce((s, r) => s + r.monitoredMs!, 0),
   };
 }
 
 it('does not count the poll a shutdown cut short as a frame the camera missed', { timeout: 30_000 }, async () => {
-  expect(await stopDuringPoll('hold')).toEqual({ framesExpected: ANSWERED, framesReceived: ANSWERED });
+  // Each expected poll stands for its second of monitored time; the one cut short takes its second back with it.
+  expect(await stopDuringPoll('hold')).toEqual({ framesExpected: ANSWERED, framesReceived: ANSWERED, monitoredMs: ANSWERED * POLL_MS });
 });
 
 it('still counts a poll the camera failed as expected and not received', { timeout: 30_000 }, async () => {
   // The camera answered 503 to the third poll: that is the camera's outage, whenever the daemon stops after it.
-  const { framesExpected, framesReceived } = await stopDuringPoll('fail');
+  const { framesExpected, framesReceived, monitoredMs } = await stopDuringPoll('fail');
   expect(framesReceived).toBe(ANSWERED);
   expect(framesExpected).toBeGreaterThan(ANSWERED);
+  // Monitored whether the camera answered or not.
+  expect(monitoredMs).toBe(framesExpected * POLL_MS);
 });

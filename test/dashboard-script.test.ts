@@ -50,9 +50,9 @@ function page(health: unknown, counts: unknown) {
   return { rows, zones: () => zones.map((z) => z.textContent), requests, status: () => byId.get('status')?.textContent };
 }
 
-const row = (start: string, inCount: number) => ({
+const row = (start: string, inCount: number, monitoredMs: number | null = 60_000) => ({
   bucket: 'minute', start, cameraId: 'cam1', lineId: 'a', in: inCount, out: 1, total: inCount + 1,
-  framesReceived: 120, framesExpected: 120, uptime: 1, framesMoved: 0, viewMoved: 0,
+  framesReceived: 120, framesExpected: 120, uptime: 1, monitoredMs, monitored: monitoredMs === null ? null : monitoredMs / 60_000, framesMoved: 0, viewMoved: 0,
 });
 
 const savedTz = process.env.TZ;
@@ -80,9 +80,18 @@ test('shows the minutes and the last frame in the browser\'s time zone, and fill
     ['2026-12-06 13:29', 'cam1', 'a', '3', '1', '4'],
     ['2026-12-06 13:28', 'cam1', 'a', '2', '1', '3'],
   ]);
-  expect(p.rows('#summary tbody')).toEqual([['cam1', 'a', '5', '2', '7', '100.0%', '']]);
+  // Full uptime, but two minutes monitored of the last hour (59 to 60 minutes, as far as the current one has gone).
+  expect(p.rows('#summary tbody')).toEqual([['cam1', 'a', '5', '2', '7', '100.0%', '3%', '']]);
+  expect(p.rows('#minutes tbody').map((r) => r.slice(6))).toEqual([['100.0%', '100%', ''], ['100.0%', '100%', '']]);
   // It asks for the last hour of minute buckets as a UTC instant, which the API takes whatever the zone.
   expect(p.requests.find((u) => u.startsWith('/api/counts'))).toMatch(/^\/api\/counts\?bucket=minute&from=\d{4}-\d\d-\d\dT\d\d%3A\d\d%3A00\.000Z$/);
+});
+
+test('a minute the daemon ran for a part of reads that part; one whose monitored time was not recorded reads "?", and so does the hour', async () => {
+  const p = page({ ok: true, cameras: [] }, { rows: [row('2026-12-06T07:58:00.000Z', 2, 15_000), row('2026-12-06T07:59:00.000Z', 3, null)] });
+  await vi.waitFor(() => expect(p.status()).toMatch(/^Updated/));
+  expect(p.rows('#minutes tbody').map((r) => r[7])).toEqual(['?', '25%']);
+  expect(p.rows('#summary tbody').map((r) => r[6])).toEqual(['?']);
 });
 
 test('the hour shown twice when the clocks go back is told apart by its offset', async () => {

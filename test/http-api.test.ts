@@ -69,7 +69,7 @@ test('format=csv answers text/csv with a header row', async () => {
 test('byClass=1 adds in/out columns per vehicle class to the CSV; JSON rows always carry them', async () => {
   const { server } = await setup();
   const csv = (await (await fetch(`${server.url}/api/counts?bucket=day&format=csv&byClass=1`)).text()).trimEnd().split('\r\n');
-  expect(csv[0]).toBe('bucket,start,camera,line,in,out,total,frames_received,frames_expected,uptime,in_car,out_car,in_heavy,out_heavy,in_two_wheeler,out_two_wheeler,in_unknown,out_unknown,frames_moved,view_moved');
+  expect(csv[0]).toBe('bucket,start,camera,line,in,out,total,frames_received,frames_expected,uptime,in_car,out_car,in_heavy,out_heavy,in_two_wheeler,out_two_wheeler,in_unknown,out_unknown,frames_moved,view_moved,monitored_ms,monitored');
   expect(csv.slice(1).map((l) => l.split(',').slice(3, 5).concat(l.split(',').slice(10, 18)).join(' '))).toEqual(['a 1 1 1 0 0 0 0 0 0', 'b 1 1 0 0 0 0 0 0 0']);
   const body = (await (await fetch(`${server.url}/api/counts?bucket=day`)).json()) as { rows: { lineId: string; byClass: unknown }[] };
   expect(body.rows.map((r) => [r.lineId, r.byClass])).toEqual([

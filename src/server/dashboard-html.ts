@@ -29,7 +29,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 </head>
 <body>
 <h1>traffic-counter</h1>
-<div class="muted">Last 60 minutes, minute buckets; times are this browser's (<span class="zone">local time</span>). Uptime = frames received / frames expected; a camera outage shows as low uptime, not as zero traffic. View moved = share of the frames taken while the camera's view did not match the one its ROI and lines were learnt on; those counts are unreliable. <span id="status"></span></div>
+<div class="muted">Last 60 minutes, minute buckets; times are this browser's (<span class="zone">local time</span>). Uptime = frames received / frames expected; a camera outage shows as low uptime, not as zero traffic. Monitored = share of the time the daemon watched the camera, answering or not (per line: of the last 60 minutes; the minute in progress: of its part so far); uptime is over that time only, so few vehicles at full uptime but low monitored is a short watch, not a quiet road. View moved = share of the frames taken while the camera's view did not match the one its ROI and lines were learnt on; those counts are unreliable. <span id="status"></span></div>
 <h2>Cameras</h2>
 <table id="cameras"><thead><tr><th>camera</th><th>status</th><th class="n">frames analysed</th><th>last frame (<span class="zone">local time</span>)</th><th class="n">dropped</th><th class="n">decode errors</th></tr></thead><tbody></tbody></table>
 <ul id="warnings" class="warnings warn"></ul>
@@ -37,9 +37,9 @@ export const DASHBOARD_HTML = `<!doctype html>
 <div class="muted">The latest image of each camera, with its region of interest (blue) and counting lines (yellow; the arrow points the way counted as <em>in</em>). Check that they cover the road as you meant.</div>
 <div id="views"></div>
 <h2>Per line, last 60 minutes</h2>
-<table id="summary"><thead><tr><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th><th class="n">view moved</th></tr></thead><tbody></tbody></table>
+<table id="summary"><thead><tr><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th><th class="n">monitored</th><th class="n">view moved</th></tr></thead><tbody></tbody></table>
 <h2>Per minute</h2>
-<table id="minutes"><thead><tr><th>start (<span class="zone">local time</span>)</th><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th><th class="n">view moved</th></tr></thead><tbody></tbody></table>
+<table id="minutes"><thead><tr><th>start (<span class="zone">local time</span>)</th><th>camera</th><th>line</th><th class="n">in</th><th class="n">out</th><th class="n">total</th><th class="n">uptime</th><th class="n">monitored</th><th class="n">view moved</th></tr></thead><tbody></tbody></table>
 <script>
 'use strict';
 // Times are shown in the browser's zone (the API's are UTC instants): a minute starts at the same instant everywhere.
@@ -55,6 +55,11 @@ function localTime(ms, seconds) {
 function pct(received, expected) {
   if (!expected) return '-';
   return (Math.min(1, received / expected) * 100).toFixed(1) + '%';
+}
+// The share of the time monitored, as query prints it: "?" when the database did not record it (before schema 3).
+function monitoredCell(m) {
+  if (m === null || m === undefined) return { text: '?', num: true };
+  return { text: m > 0 && m < 0.005 ? '<1%' : Math.round(Math.min(1, m) * 100) + '%', num: true, down: m < 0.5 };
 }
 // Frames taken while the camera's view did not match its ROI's (turned, zoomed, blocked): those counts are unreliable.
 function movedCell(moved, received) {
@@ -176,19 +181,23 @@ async function refresh() {
     const sums = new Map();
     for (const r of rows) {
       const key = r.cameraId + '\\u0000' + r.lineId;
-      const s = sums.get(key) || { cameraId: r.cameraId, lineId: r.lineId, in: 0, out: 0, received: 0, expected: 0, moved: 0 };
+      const s = sums.get(key) || { cameraId: r.cameraId, lineId: r.lineId, in: 0, out: 0, received: 0, expected: 0, moved: 0, monitoredMs: 0 };
       s.in += r.in; s.out += r.out; s.received += r.framesReceived; s.expected += r.framesExpected; s.moved += r.framesMoved || 0;
+      s.monitoredMs = s.monitoredMs === null || r.monitoredMs === null || r.monitoredMs === undefined ? null : s.monitoredMs + r.monitoredMs;
       sums.set(key, s);
     }
     fill(document.querySelector('#summary tbody'), [...sums.values()].map((s) => [
       { text: s.cameraId }, { text: s.lineId }, { text: String(s.in), num: true }, { text: String(s.out), num: true },
       { text: String(s.in + s.out), num: true }, { text: pct(s.received, s.expected), num: true, down: s.expected > 0 && s.received / s.expected < 0.5 },
+      // Of the whole window asked for, up to now: minutes not monitored at all have no row.
+      monitoredCell(s.monitoredMs === null ? null : s.monitoredMs / Math.max(1, now - Date.parse(from))),
       movedCell(s.moved, s.received),
     ]));
     fill(document.querySelector('#minutes tbody'), rows.slice().reverse().map((r) => [
       { text: localTime(Date.parse(r.start), false) }, { text: r.cameraId }, { text: r.lineId },
       { text: String(r.in), num: true }, { text: String(r.out), num: true }, { text: String(r.total), num: true },
       { text: pct(r.framesReceived, r.framesExpected), num: true, down: r.uptime !== null && r.uptime < 0.5 },
+      monitoredCell(r.monitored),
       movedCell(r.framesMoved || 0, r.framesReceived),
     ]));
     status.textContent = 'Updated ' + new Date().toLocaleTimeString() + '.';

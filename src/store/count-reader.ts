@@ -20,6 +20,8 @@ interface RawRow {
   frames_received: number | null;
   frames_expected: number | null;
   frames_moved: number | null;
+  /** Null when unknown: written before schema version 3, or no frame accounting (see countSql). */
+  monitored_ms: number | null;
   /** The CLASS_COLUMNS, by name. */
   [classColumn: string]: number | string | null;
 }
@@ -35,8 +37,10 @@ const LENGTH_MS: Readonly<Record<QueryBucket, number>> = { ...BUCKET_MS, '15min'
 // uptime. 15-minute buckets: the minute roll-up's rows summed per quarter hour (its counts, classes and frames),
 // filtered by the quarter's start like the stored buckets are by theirs (each with a bound on the minute's own start
 // too, which the table's index can serve). Minute rows are written for every monitored minute, so a quarter's frames
-// add up to its uptime. A database of schema version 1 (before frames_moved) is read as it is: a reader never
-// migrates, the daemon does.
+// add up to its uptime. A database of schema version 1 (before frames_moved) or 2 (before monitored_ms) is read as it
+// is: a reader never migrates, the daemon does. monitored_ms is NULL, unknown, where a row has none (written before
+// version 3, or no frames row at all), and so is a quarter's sum if any of its minutes is: never a part read as the
+// whole.
 function countSql(bucket: QueryBucket, version: number): string {
   const quarter = bucket === '15min';
   const table = quarter ? 'minute' : bucket;
@@ -48,7 +52,8 @@ function countSql(bucket: QueryBucket, version: number): string {
 SELECT c.camera_id, c.line_id, ${start} AS bucket_start_ms, ${value('c.in_count', 'in_count')}, ${value('c.out_count', 'out_count')},
        ${CLASS_COLUMNS.map((col) => value(`c.${col}`, col)).join(', ')},
        ${value('f.frames_received', 'frames_received')}, ${value('f.frames_expected', 'frames_expected')},
-       ${version >= 2 ? value('f.frames_moved', 'frames_moved') : '0 AS frames_moved'}
+       ${version >= 2 ? value('f.frames_moved', 'frames_moved') : '0 AS frames_moved'},
+       ${version < 3 ? 'NULL' : quarter ? 'CASE WHEN COUNT(*) = COUNT(f.monitored_ms) THEN SUM(f.monitored_ms) END' : 'f.monitored_ms'} AS monitored_ms
 FROM counts_${table} c
 LEFT JOIN frames_${table} f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
 WHERE (@camera IS NULL OR c.camera_id = @camera)
@@ -113,17 +118,29 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
   };
   const args = (toMs: number | undefined, limit: number) => ({ camera: params.cameraId ?? null, line: params.lineId ?? null, from: params.fromMs ?? null, to: toMs ?? null, limit });
   const maxRows = opts.maxRows;
+  const nowMs = opts.nowMs ?? Date.now();
+  const length = LENGTH_MS[params.bucket];
   if (params.timeZone !== 'UTC') {
     const zone = new TimeZone(params.timeZone);
     const rows = localRows((bucket, toMs) => statement(bucket).iterate(args(toMs, -1)) as IterableIterator<RawRow>, zone, params, maxRows);
-    return rows.map((r) => countRow(r, params.bucket, zone.iso(r.bucket_start_ms)));
+    // A local bucket's real length: a day of 23 or 25 hours, an hour cut short where the clocks change. The rows come
+    // by start, a camera and line after another: each start's end is worked out once.
+    let start = Number.NaN;
+    let end = Number.NaN;
+    return rows.map((r) => {
+      if (r.bucket_start_ms !== start) {
+        start = r.bucket_start_ms;
+        end = zone.bucketEnd(length, start);
+      }
+      return countRow(r, params.bucket, zone.iso(start), Math.min(end, nowMs) - start);
+    });
   }
   // One more than allowed, to tell "exactly the limit" from "too many". Row by row, so that a worker running the
   // query (the HTTP API's) can be terminated between rows rather than only at the end.
   const rows: CountRow[] = [];
   for (const r of statement(params.bucket).iterate(args(params.toMs, maxRows === undefined ? -1 : maxRows + 1)) as IterableIterator<RawRow>) {
     if (maxRows !== undefined && rows.length === maxRows) throw tooManyRows(maxRows);
-    rows.push(countRow(r, params.bucket, new Date(r.bucket_start_ms).toISOString()));
+    rows.push(countRow(r, params.bucket, new Date(r.bucket_start_ms).toISOString(), Math.min(length, nowMs - r.bucket_start_ms)));
   }
   return rows;
 }
@@ -157,8 +174,10 @@ function localRows(
   for (const source of local.sources) {
     const groups = new Map<string, RawRow>();
     let odd: RawRow | undefined;
+    let read = false;
     // Rows up to a bucket's length past `to` hold the end of the local buckets starting before it.
     for (const r of select(source, toMs === undefined ? undefined : toMs + local.maxMs)) {
+      read = true;
       // The source's rows fit the local buckets while the offset is a whole number of their length.
       if ((zone.offset(r.bucket_start_ms) * 60_000) % LENGTH_MS[source] !== 0) {
         odd = r;
@@ -170,12 +189,16 @@ function localRows(
       const sum = groups.get(key);
       if (sum !== undefined) {
         for (const col of SUMMED) sum[col] = ((sum[col] as number | null) ?? 0) + ((r[col] as number | null) ?? 0);
+        // Unknown in any piece is unknown in the whole, as in a quarter's sum (countSql).
+        sum.monitored_ms = sum.monitored_ms === null || r.monitored_ms === null ? null : sum.monitored_ms + r.monitored_ms;
         continue;
       }
       groups.set(key, { ...r, bucket_start_ms: start });
       if (maxRows !== undefined && groups.size > maxRows) throw tooManyRows(maxRows);
     }
-    if (odd !== undefined && source !== local.sources.at(-1)) continue;
+    // No row at all is no proof that the source fits: an hour of India from 10:00 (04:30 UTC) found no UTC hour starting
+    // in it and answered nothing, though quarters starting in it held counts.
+    if ((odd !== undefined || !read) && source !== local.sources.at(-1)) continue;
     if (odd !== undefined) {
       throw new QueryError(
         `tz: ${zone.name} is ${zone.offset(odd.bucket_start_ms)} min from UTC at ${zone.iso(odd.bucket_start_ms)}, not a whole number of quarter hours, so counts stored per UTC quarter hour cannot be summed into its local ${params.bucket}s; query in UTC (the default)`,
@@ -191,7 +214,11 @@ const SUMMED: readonly string[] = ['in_count', 'out_count', ...CLASS_COLUMNS, 'f
 /** SQLite's BINARY order for the ids (ASCII), as the stored buckets are ordered. */
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-function countRow(r: RawRow, bucket: QueryBucket, start: string): CountRow {
+/**
+ * `spanMs`: how long the bucket has lasted, its monitored time's denominator: its length, or for the bucket in
+ * progress the part of it elapsed so far.
+ */
+function countRow(r: RawRow, bucket: QueryBucket, start: string, spanMs: number): CountRow {
   const expected = r.frames_expected ?? 0;
   const received = r.frames_received ?? 0;
   const moved = r.frames_moved ?? 0;
@@ -206,6 +233,9 @@ function countRow(r: RawRow, bucket: QueryBucket, start: string): CountRow {
     framesReceived: received,
     framesExpected: expected,
     uptime: expected > 0 ? Math.min(1, received / expected) : null,
+    monitoredMs: r.monitored_ms,
+    // At least a ms: a bucket just begun (or, on a reader whose clock is behind the daemon's, not yet) is not 0/0.
+    monitored: r.monitored_ms === null ? null : Math.min(1, Math.max(0, r.monitored_ms) / Math.max(1, spanMs)),
     framesMoved: moved,
     viewMoved: received > 0 ? Math.min(1, moved / received) : null,
     byClass: Object.fromEntries(

@@ -51,6 +51,7 @@ export interface LineRedrawn {
 }
 
 export interface FrameTickDelta {
+  /** Poll slots: each is one frame expected and the camera's pollIntervalMs of monitored time (see addFrameTicks). */
   expected?: number;
   received?: number;
   decodeErrors?: number;
@@ -112,6 +113,13 @@ interface FrameAgg {
   cameraId: string;
   startMs: number;
   f: number[];
+  /** monitored_ms: the poll slots' lengths of the expected frames; null when unknown (a camera not registered). */
+  m: number | null;
+}
+
+/** Adds monitored times; unknown (null) stays unknown. */
+function addMonitored(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
 }
 
 interface Statements {
@@ -147,10 +155,11 @@ function prepareStatements(db: Db): Statements {
        ${COUNT_COLS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`,
     );
     upsertFrames[b] = db.prepare(
-      `INSERT INTO frames_${b} (camera_id, bucket_start_ms, ${FRAME_COLS.join(', ')})
-       VALUES (?, ?, ${FRAME_COLS.map(() => '?').join(', ')})
+      // monitored_ms: a row written before migration 3 (NULL, unknown) stays unknown, never a part read as the whole.
+      `INSERT INTO frames_${b} (camera_id, bucket_start_ms, ${FRAME_COLS.join(', ')}, monitored_ms)
+       VALUES (?, ?, ${FRAME_COLS.map(() => '?').join(', ')}, ?)
        ON CONFLICT (camera_id, bucket_start_ms) DO UPDATE SET
-       ${FRAME_COLS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`,
+       ${FRAME_COLS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, monitored_ms = monitored_ms + excluded.monitored_ms`,
     );
     // A monitored bucket gets a row for every active line, so "nothing crossed" reads as 0, not as missing.
     zeroRows[b] = db.prepare(
@@ -196,6 +205,8 @@ export class CountStore implements AsyncDisposable {
   #frames = new Map<string, FrameAgg>();
   /** Lines registered in this process, for totals() before anything crossed. */
   #lines = new Map<string, Set<string>>();
+  /** Each registered camera's poll interval (ms): the time an expected frame stands for (monitored_ms). */
+  #intervals = new Map<string, number>();
   #closed = false;
   /** When the flushes began to fail (ms since the epoch), and how many have failed since; null while they work. */
   #failingSince: number | null = null;
@@ -317,6 +328,7 @@ export class CountStore implements AsyncDisposable {
       throw new StoreError(`${this.file}: could not register camera ${cam.id} (${(err as Error).message}); ${WRITE_FIX}`, { cause: err });
     }
     this.#lines.set(cam.id, new Set(cam.lines.map((l) => l.id)));
+    this.#intervals.set(cam.id, cam.pollIntervalMs);
     return redrawn;
   }
 
@@ -351,7 +363,11 @@ export class CountStore implements AsyncDisposable {
     if (this.#events.length >= this.#opts.maxBatch && this.#failingSince === null) this.#flushQuietly();
   }
 
-  /** Adds to the frame accounting of the camera's minute containing timeMs (written at the next flush). */
+  /**
+   * Adds to the frame accounting of the camera's minute containing timeMs (written at the next flush). Each expected
+   * frame is a poll slot: it adds the camera's pollIntervalMs (registerCamera) to the minute's monitored time, or
+   * makes it unknown for a camera not registered in this store.
+   */
   addFrameTicks(cameraId: string, timeMs: number, delta: FrameTickDelta): void {
     this.#checkFrameTick('addFrameTicks', cameraId, timeMs);
     for (const k of FRAME_DELTA_KEYS) {
@@ -363,7 +379,8 @@ export class CountStore implements AsyncDisposable {
 
   /**
    * Takes back one expected frame added at timeMs (`addFrameTicks(..., { expected: 1 })`, same timeMs so the same
-   * minute): a poll that the daemon's own shutdown cut short, which the camera cannot be said to have missed.
+   * minute): a poll that the daemon's own shutdown cut short, which the camera cannot be said to have missed. Its
+   * slot's monitored time goes with it, so that monitored_ms stays frames_expected × the poll interval.
    */
   withdrawExpected(cameraId: string, timeMs: number): void {
     this.#checkFrameTick('withdrawExpected', cameraId, timeMs);
@@ -381,12 +398,17 @@ export class CountStore implements AsyncDisposable {
     const key = `${cameraId}\0${startMs}`;
     let agg = this.#frames.get(key);
     if (!agg) {
-      agg = { cameraId, startMs, f: new Array<number>(FRAME_COLS.length).fill(0) };
+      agg = { cameraId, startMs, f: new Array<number>(FRAME_COLS.length).fill(0), m: 0 };
       this.#frames.set(key, agg);
     }
     FRAME_DELTA_KEYS.forEach((k, i) => {
       agg.f[i] += delta[k] ?? 0;
     });
+    const expected = delta.expected ?? 0;
+    if (expected !== 0) {
+      const interval = this.#intervals.get(cameraId);
+      agg.m = addMonitored(agg.m, interval === undefined ? null : expected * interval);
+    }
   }
 
   #boundDetails(): void {
@@ -461,11 +483,13 @@ export class CountStore implements AsyncDisposable {
               const startMs = floorTo(a.startMs, step);
               const key = `${a.cameraId}\0${startMs}`;
               const acc = f.get(key);
-              if (acc) a.f.forEach((v, i) => (acc.f[i] += v));
-              else f.set(key, { cameraId: a.cameraId, startMs, f: [...a.f] });
+              if (acc) {
+                a.f.forEach((v, i) => (acc.f[i] += v));
+                acc.m = addMonitored(acc.m, a.m);
+              } else f.set(key, { cameraId: a.cameraId, startMs, f: [...a.f], m: a.m });
             }
             for (const a of f.values()) {
-              s.upsertFrames[bucket].run(a.cameraId, a.startMs, ...a.f);
+              s.upsertFrames[bucket].run(a.cameraId, a.startMs, ...a.f, a.m === null ? null : Math.round(a.m));
               s.zeroRows[bucket].run(a.startMs, a.cameraId);
             }
           }

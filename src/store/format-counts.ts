@@ -6,6 +6,8 @@ import { CLASS_COLUMNS, type CountFormat, type CountRow } from './query-counts.j
 const CSV_COLUMNS = ['bucket', 'start', 'camera', 'line', 'in', 'out', 'total', 'frames_received', 'frames_expected', 'uptime'] as const;
 // Added after the class columns (schema version 2): last, so that the columns a script already reads keep their places.
 const MOVED_COLUMNS = ['frames_moved', 'view_moved'] as const;
+// Schema version 3, after those for the same reason.
+const MONITORED_COLUMNS = ['monitored_ms', 'monitored'] as const;
 
 /** The values of one row's class columns, in CLASS_COLUMNS order. */
 const classValues = (r: CountRow): number[] => VEHICLE_CLASSES.flatMap((c) => [r.byClass[c].in, r.byClass[c].out]);
@@ -18,9 +20,12 @@ function csvField(value: string | number | null): string {
 
 function* csvLines(rows: readonly CountRow[], byClass: boolean): Generator<string> {
   // RFC 4180 records end with CRLF, the last one included.
-  yield `${[...CSV_COLUMNS, ...(byClass ? CLASS_COLUMNS : []), ...MOVED_COLUMNS].join(',')}\r\n`;
+  yield `${[...CSV_COLUMNS, ...(byClass ? CLASS_COLUMNS : []), ...MOVED_COLUMNS, ...MONITORED_COLUMNS].join(',')}\r\n`;
   for (const r of rows) {
-    const fields = [r.bucket, r.start, r.cameraId, r.lineId, r.in, r.out, r.total, r.framesReceived, r.framesExpected, r.uptime, ...(byClass ? classValues(r) : []), r.framesMoved, r.viewMoved];
+    const fields = [
+      r.bucket, r.start, r.cameraId, r.lineId, r.in, r.out, r.total, r.framesReceived, r.framesExpected, r.uptime,
+      ...(byClass ? classValues(r) : []), r.framesMoved, r.viewMoved, r.monitoredMs, r.monitored,
+    ];
     yield `${fields.map(csvField).join(',')}\r\n`;
   }
 }
@@ -28,6 +33,15 @@ function* csvLines(rows: readonly CountRow[], byClass: boolean): Generator<strin
 function uptimeText(uptime: number | null): string {
   // "-" when nothing was expected: not monitored is not the same as 0 % uptime.
   return uptime === null ? '-' : `${(uptime * 100).toFixed(1)}%`;
+}
+
+/**
+ * The share of the bucket's time monitored, in whole percent: "<1%" for a few seconds of an hour (never "0%" for some),
+ * "?" when unknown (never a guess).
+ */
+function monitoredText(monitored: number | null): string {
+  if (monitored === null) return '?';
+  return monitored > 0 && monitored < 0.005 ? '<1%' : `${Math.round(monitored * 100)}%`;
 }
 
 /** The share of a bucket's frames taken while the view had moved, marked so it stands out; blank when none. */
@@ -40,12 +54,13 @@ function movedText(r: CountRow): string {
 function* tableLines(rows: readonly CountRow[], byClass: boolean, timeZone: string): Generator<string> {
   // The column is there only when a bucket in the answer had its camera's view moved.
   const moved = rows.some((r) => r.framesMoved > 0);
-  const header = [`start (${timeZone})`, 'camera', 'line', 'in', 'out', 'total', ...(byClass ? CLASS_COLUMNS : []), 'uptime', ...(moved ? ['view moved'] : [])];
+  const header = [`start (${timeZone})`, 'camera', 'line', 'in', 'out', 'total', ...(byClass ? CLASS_COLUMNS : []), 'uptime', 'monitored', ...(moved ? ['view moved'] : [])];
   const rightAligned = header.map((_, i) => i >= 3);
   const cellsOf = (r: CountRow): string[] => [
     r.start, r.cameraId, r.lineId, String(r.in), String(r.out), String(r.total),
     ...(byClass ? classValues(r).map(String) : []),
     uptimeText(r.uptime),
+    monitoredText(r.monitored),
     ...(moved ? [movedText(r)] : []),
   ];
   // A loop, not Math.max(...column): spreading 125,000 rows or more overflowed the stack (one line's minutes over
@@ -61,6 +76,12 @@ function* tableLines(rows: readonly CountRow[], byClass: boolean, timeZone: stri
   yield `${widths.map((w) => '-'.repeat(w)).join('  ')}\n`;
   for (const r of rows) yield render(cellsOf(r));
   if (rows.length === 0) yield '(no buckets match: none starting in the range asked (from ≤ start < to) was monitored or counted)\n';
+  const unknown = rows.filter((r) => r.monitored === null).length;
+  if (unknown > 0) {
+    yield '\n';
+    yield `? monitored: unknown in ${unknown} of these rows, written (in whole or in part) before traffic-counter recorded it (database ` +
+      'schema version 3) or without frame accounting; their uptime is over the time the daemon ran, which may be a small part of the bucket\n';
+  }
   if (moved) {
     const n = rows.filter((r) => r.framesMoved > 0).length;
     yield '\n';

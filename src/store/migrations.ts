@@ -26,7 +26,7 @@ const FRAME_COLUMNS = `
   decode_errors INTEGER NOT NULL DEFAULT 0,
   dropped INTEGER NOT NULL DEFAULT 0,
   source_errors INTEGER NOT NULL DEFAULT 0`;
-// Migration 2 adds frames_moved to every frames_ table.
+// Migration 2 adds frames_moved to every frames_ table, migration 3 monitored_ms.
 
 function rollupTables(bucket: 'minute' | 'hour' | 'day'): string {
   return `
@@ -90,6 +90,10 @@ ${rollupTables('day')}
   // 2: frames analysed while the camera's view did not match the one its ROI and lines were learnt on (ViewCheck):
   // the counts of such a bucket are unreliable, and a query says so.
   ['minute', 'hour', 'day'].map((b) => `ALTER TABLE frames_${b} ADD COLUMN frames_moved INTEGER NOT NULL DEFAULT 0;`).join('\n'),
+  // 3: how long the bucket was monitored (the daemon running with the camera configured, whether or not it answered):
+  // each expected frame adds its poll slot's length. NULL, unknown, in the rows written before: a bucket the daemon
+  // ran for a minute of reads 100% uptime, and only this tells that it held a minute of traffic.
+  ['minute', 'hour', 'day'].map((b) => `ALTER TABLE frames_${b} ADD COLUMN monitored_ms INTEGER;`).join('\n'),
 ]);
 
 /** The schema version this build writes and understands. */

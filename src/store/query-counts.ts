@@ -64,6 +64,18 @@ export interface CountRow {
   /** framesReceived / framesExpected capped at 1; null when no frame was expected (camera not monitored). */
   readonly uptime: number | null;
   /**
+   * How long the bucket was monitored (ms): the daemon running with the camera configured, whether or not the camera
+   * answered; each expected frame stands for its poll interval. Uptime is over this time only: an hour at 100% uptime
+   * that was monitored for a minute holds a minute's traffic. Null when unknown: buckets written before schema
+   * version 3 (and those in part before it), or with no frame accounting.
+   */
+  readonly monitoredMs: number | null;
+  /**
+   * monitoredMs over the bucket's length (a local day of 23 or 25 hours as it is), capped at 1; for the bucket in
+   * progress over the part of it elapsed so far. Null when monitoredMs is.
+   */
+  readonly monitored: number | null;
+  /**
    * Frames received while the camera's view did not match the one its ROI and lines were learnt on (the camera
    * was turned or zoomed, or its view blocked: see ViewCheck), and their share of framesReceived (null when none
    * was received). The bucket's counts are unreliable where this is above 0.
@@ -79,6 +91,8 @@ export interface QueryOptions {
   readonly maxRows?: number;
   /** How the user spelt the parameters, for errors found by the query itself (an unknown camera). Default 'http'. */
   readonly source?: 'cli' | 'http';
+  /** The time the bucket in progress is measured to (CountRow.monitored), ms since the epoch. Default: now. */
+  readonly nowMs?: number;
 }
 
 /** A parameter as the user typed it: `--by-class` on the command line, `byClass` over HTTP. */

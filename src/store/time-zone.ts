@@ -102,15 +102,37 @@ export class TimeZone {
     const start = ms - (((wall % length) + length) % length);
     const offset = this.offset(ms);
     if (this.offset(start) === offset) return start;
-    // The clocks changed in between: the bucket starts at the change (whole minutes), found by halving.
-    let lo = Math.floor(start / MINUTE_MS);
-    let hi = Math.floor(ms / MINUTE_MS);
+    // The clocks changed in between: the bucket starts at the change.
+    return this.#change(start, ms);
+  }
+
+  /**
+   * The instant the clocks change between `from`, which shows one offset, and `to`, which shows another (whole
+   * minutes, found by halving).
+   */
+  #change(from: number, to: number): number {
+    const before = this.offset(from);
+    let lo = Math.floor(from / MINUTE_MS);
+    let hi = Math.floor(to / MINUTE_MS);
     while (hi - lo > 1) {
       const mid = Math.floor((lo + hi) / 2);
-      if (this.offset(mid * MINUTE_MS) === offset) hi = mid;
-      else lo = mid;
+      if (this.offset(mid * MINUTE_MS) === before) lo = mid;
+      else hi = mid;
     }
     return hi * MINUTE_MS;
+  }
+
+  /**
+   * The end of the local bucket `length` ms long that starts at `start` (a bucketStart): the next bucket's start. A
+   * day ends at the next local midnight (23 or 25 hours on the days the clocks change); a shorter bucket where the
+   * clock next shows a multiple of its length, or at a change of the clocks before that.
+   */
+  bucketEnd(length: number, start: number): number {
+    const wall = this.wall(start);
+    if (length === DAY_MS) return this.toInstant(Math.floor(wall / DAY_MS) * DAY_MS + DAY_MS);
+    const end = start + length - (((wall % length) + length) % length);
+    // The clocks change before it: the bucket ends at the change.
+    return this.offset(end - 1) === this.offset(start) ? end : this.#change(start, end - 1);
   }
 
   /** Instant `ms` as an ISO 8601 local time with its offset: "2026-03-29T00:00:00+01:00". */

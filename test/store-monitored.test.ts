@@ -1,0 +1,177 @@
+// How much of each bucket was monitored (the daemon running with the camera configured, whether or not it answered).
+// Uptime is over the time the daemon ran only: an hour it ran for one minute of read 100% uptime with one minute's
+// vehicles, indistinguishable from a fully counted hour. Each expected frame (poll slot) adds its poll interval to the
+// bucket's monitored_ms, and the reader divides by the bucket's real length.
+import path from 'node:path';
+import { expect, onTestFinished, test } from 'vitest';
+import { Database } from '../dist/src/store/sqlite-driver.js';
+import { startHttpServer } from '../dist/src/server/index.js';
+import { CountReader, CountStore, MIGRATIONS, SCHEMA_VERSION, formatCounts, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
+import { TimeZone } from '../dist/src/store/time-zone.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2024, 4, 1, 8, 0);
+const LINES = [{ id: 'a', from: [0, 0], to: [10, 0] }] as const;
+const CAR = { cameraId: 'cam1', lineId: 'a', trackId: 1, vehicleClass: 'car', areaPx: 1, bbox: [0, 0, 1, 1], speedPxPerS: 1, framesSeen: 1 } as const;
+
+/** Every poll slot from `fromMs` for `ms`, each expected and answered. */
+function monitor(store: CountStore, intervalMs: number, fromMs: number, ms: number): void {
+  for (let t = fromMs; t < fromMs + ms; t += intervalMs) store.addFrameTicks('cam1', t, { expected: 1, received: 1 });
+}
+
+function reader(file: string): (raw: Record<string, string>, nowMs?: number) => ReturnType<CountReader['query']> {
+  const r = new CountReader(file);
+  onTestFinished(() => r.close());
+  return (raw, nowMs) => r.query(parseQueryParams(raw, 'cli'), { nowMs });
+}
+
+test('an hour the daemon ran for one minute of reads 100% uptime but 2% monitored, in the table, CSV and JSON', () => {
+  const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+  const store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 500, lines: LINES });
+  monitor(store, 500, T0 + 10 * 60_000, 60_000);
+  store.addEvents([{ ...CAR, direction: 'in', timeMs: T0 + 10 * 60_000 + 5_000 }]);
+  store.close();
+  const q = reader(file);
+
+  const [hour] = q({ bucket: 'hour' });
+  expect(hour).toMatchObject({ total: 1, framesExpected: 120, uptime: 1, monitoredMs: 60_000 });
+  expect(hour!.monitored).toBeCloseTo(1 / 60, 10);
+  // The minute it ran is fully monitored, its day 1/1440.
+  expect(q({ bucket: 'minute' }).map((r) => [r.start.slice(11, 16), r.monitoredMs, r.monitored])).toEqual([['08:10', 60_000, 1]]);
+  expect(q({ bucket: 'day' })[0]!.monitored).toBeCloseTo(1 / 1440, 10);
+  expect(q({ bucket: '15min' }).map((r) => [r.start.slice(11, 16), r.monitoredMs, r.monitored])).toEqual([['08:00', 60_000, 1 / 15]]);
+
+  const table = formatCounts([hour!], 'table').split('\n');
+  expect(table[0]).toMatch(/\suptime  monitored$/);
+  expect(table[2]).toMatch(/\s1\s+100\.0%\s+2%$/);
+  const csv = formatCounts([hour!], 'csv').split('\r\n');
+  expect(csv[0]).toMatch(/,monitored_ms,monitored$/);
+  expect(csv[1]!.split(',').slice(-2).map(Number)).toEqual([60_000, 1 / 60]);
+  expect(JSON.parse(formatCounts([hour!], 'json'))[0]).toMatchObject({ uptime: 1, monitoredMs: 60_000, monitored: 1 / 60 });
+});
+
+test('monitored time follows each run\'s poll interval, and a poll cut short by the shutdown takes its slot back', () => {
+  const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+  let store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 500, lines: LINES });
+  monitor(store, 500, T0, 60_000);
+  store.close();
+  // Restarted with another poll interval, and stopped in the middle of a poll.
+  store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 2_000, lines: LINES });
+  monitor(store, 2_000, T0 + 20 * 60_000, 10 * 60_000);
+  store.addFrameTicks('cam1', T0 + 30 * 60_000, { expected: 1 });
+  store.withdrawExpected('cam1', T0 + 30 * 60_000);
+  store.close();
+
+  const [hour] = reader(file)({ bucket: 'hour' });
+  // 120 slots of 0.5 s and 300 of 2 s: frames_expected alone (420) says nothing of the time.
+  expect(hour).toMatchObject({ framesExpected: 420, uptime: 1, monitoredMs: 11 * 60_000 });
+  expect(hour!.monitored).toBeCloseTo(11 / 60, 10);
+});
+
+test('the bucket in progress is measured against the part of it elapsed so far', () => {
+  const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+  const store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 1_000, lines: LINES });
+  monitor(store, 1_000, T0, 30 * 60_000);
+  store.close();
+  const q = reader(file);
+  const at = (nowMs: number, raw: Record<string, string> = { bucket: 'hour' }) => q(raw, nowMs).map((r) => r.monitored);
+  // Half past eight: monitored since eight, all of it so far.
+  expect(at(T0 + 30 * 60_000)).toEqual([1]);
+  expect(at(T0 + 45 * 60_000)).toEqual([2 / 3]);
+  expect(at(T0 + HOUR)).toEqual([0.5]);
+  // Its day, begun at midnight UTC, is 8.5 hours old then.
+  expect(at(T0 + 30 * 60_000, { bucket: 'day' })).toEqual([1 / 17]);
+  // Past buckets by their whole length (a query without nowMs: now, years later).
+  expect(q({ bucket: 'hour' }).map((r) => r.monitored)).toEqual([0.5]);
+});
+
+test('local days and hours are measured by their real length: 23 and 25 hours when the clocks change, half-hour zones from quarters', () => {
+  const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+  const store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 60_000, lines: LINES });
+  // Berlin's 2026-03-29 runs from 2026-03-28T23:00Z to 2026-03-29T22:00Z (23 h): all of it monitored.
+  monitor(store, 60_000, Date.UTC(2026, 2, 28, 23), 23 * HOUR);
+  // Berlin's 2026-10-25 runs from 2026-10-24T22:00Z to 2026-10-25T23:00Z (25 h): its first 24 h monitored.
+  monitor(store, 60_000, Date.UTC(2026, 9, 24, 22), 24 * HOUR);
+  // India (UTC+05:30): 2026-05-01 10:00–10:30 local, 04:30–05:00 UTC, half of a local hour that straddles two UTC hours.
+  monitor(store, 60_000, Date.UTC(2026, 4, 1, 4, 30), 30 * 60_000);
+  store.close();
+  const q = reader(file);
+
+  const days = q({ bucket: 'day', tz: 'Europe/Berlin', from: '2026-03-29', to: '2026-10-26' });
+  expect(days.map((r) => [r.start, r.monitoredMs! / HOUR, r.monitored])).toEqual([
+    ['2026-03-29T00:00:00+01:00', 23, 1],
+    ['2026-05-01T00:00:00+02:00', 0.5, 0.5 / 24],
+    ['2026-10-25T00:00:00+02:00', 24, 24 / 25],
+  ]);
+  expect(q({ bucket: 'hour', tz: 'Asia/Kolkata', from: '2026-05-01T10:00', to: '2026-05-01T11:00' }).map((r) => [r.start, r.monitoredMs, r.monitored])).toEqual([
+    ['2026-05-01T10:00:00+05:30', 30 * 60_000, 0.5],
+  ]);
+  // Where the clocks change in an hour, the local hours on either side are cut at the change (Chatham: 02:00–02:45
+  // +12:45, then 03:45–04:00 +13:45).
+  const chatham = new TimeZone('Pacific/Chatham');
+  const at = Date.parse('2026-09-26T13:15Z');
+  expect([chatham.bucketEnd(HOUR, at) - at, chatham.bucketEnd(HOUR, at + 45 * 60_000) - at]).toEqual([45 * 60_000, 60 * 60_000]);
+});
+
+test('a database from before monitored time (schema version 2) reads it as unknown, and keeps it unknown where old rows continue', () => {
+  const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+  const old = new Database(file);
+  old.exec(MIGRATIONS[0]!);
+  old.exec(MIGRATIONS[1]!);
+  old.pragma('user_version = 2');
+  for (const [table, start] of [['minute', T0], ['hour', T0], ['day', Date.UTC(2024, 4, 1)]] as const) {
+    old.prepare(`INSERT INTO counts_${table} (camera_id, line_id, bucket_start_ms, in_count, in_car) VALUES ('cam1', 'a', ?, 7, 7)`).run(start);
+    old.prepare(`INSERT INTO frames_${table} (camera_id, bucket_start_ms, frames_expected, frames_received) VALUES ('cam1', ?, 120, 120)`).run(start);
+  }
+  old.close();
+  // One-shot reads: no connection is held open while the daemon upgrades the file.
+  const q = (raw: Record<string, string>) => queryCounts(file, parseQueryParams(raw, 'cli'));
+  const unknown = { in: 7, framesExpected: 120, uptime: 1, monitoredMs: null, monitored: null };
+  // Read as it is (a reader never migrates): not 0%, not 100%.
+  expect(q({ bucket: 'hour' })).toEqual([expect.objectContaining(unknown)]);
+  expect(q({ bucket: '15min' })).toEqual([expect.objectContaining(unknown)]);
+  const table = formatCounts(q({ bucket: 'hour' }), 'table').trimEnd().split('\n');
+  expect(table[2]).toMatch(/\s100\.0%\s+\?$/);
+  expect(table.at(-1)).toMatch(/^\? monitored: unknown in 1 of these rows/);
+  expect(formatCounts(q({ bucket: 'hour' }), 'csv').split('\r\n')[1]).toMatch(/,,$/);
+
+  // The daemon upgrades it in place, keeping every count: the minute it continues stays unknown (a part of the
+  // minute is not the whole), and so do its quarter, hour and day, local or UTC; minutes of its own are known.
+  const store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 1_000, lines: LINES });
+  store.addFrameTicks('cam1', T0 + 30_000, { expected: 1, received: 1 });
+  monitor(store, 1_000, T0 + 60_000, 60_000);
+  monitor(store, 1_000, T0 + HOUR, 60_000);
+  store.close();
+  const check = new Database(file, { readonly: true });
+  onTestFinished(() => void check.close());
+  expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+  const read = (raw: Record<string, string>) => q(raw).map((r) => [r.in, r.framesExpected, r.monitored]);
+  expect(q({ bucket: 'minute' }).map((r) => [r.in, r.framesExpected, r.monitoredMs])).toEqual([[7, 121, null], [0, 60, 60_000], [0, 60, 60_000]]);
+  expect(read({ bucket: '15min' })).toEqual([[7, 181, null], [0, 60, 1 / 15]]);
+  expect(read({ bucket: 'hour' })).toEqual([[7, 181, null], [0, 60, 1 / 60]]);
+  expect(read({ bucket: 'day' })).toEqual([[7, 241, null]]);
+  // Berlin's day summed from the UTC hours: one unknown hour makes the day unknown.
+  expect(read({ bucket: 'day', tz: 'Europe/Berlin' })).toEqual([[7, 241, null]]);
+});
+
+test('/api/counts carries monitoredMs and monitored in JSON and CSV', async () => {
+  const dbPath = path.join(tempDir('tc-monitored-'), 'counts.db');
+  const store = CountStore.open(dbPath);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 500, lines: LINES });
+  monitor(store, 500, T0, 90_000);
+  store.close();
+  const server = await startHttpServer({ dbPath, port: 0 });
+  onTestFinished(() => server.close());
+
+  const json = (await (await fetch(`${server.url}/api/counts?bucket=hour`)).json()) as { rows: Record<string, unknown>[] };
+  expect(json.rows).toEqual([expect.objectContaining({ uptime: 1, monitoredMs: 90_000, monitored: 90_000 / HOUR })]);
+  const csv = (await (await fetch(`${server.url}/api/counts?bucket=minute&format=csv`)).text()).trimEnd().split('\r\n');
+  expect(csv.map((l) => l.split(',').slice(-2).join(' '))).toEqual(['monitored_ms monitored', '60000 1', '30000 0.5']);
+});
