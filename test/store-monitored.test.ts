@@ -3,7 +3,7 @@
 // vehicles, indistinguishable from a fully counted hour. Each expected frame (poll slot) adds its poll interval to the
 // bucket's monitored_ms, and the reader divides by the bucket's real length.
 import path from 'node:path';
-import { expect, onTestFinished, test } from 'vitest';
+import { expect, onTestFinished, test, vi } from 'vitest';
 import { Database } from '../dist/src/store/sqlite-driver.js';
 import { startHttpServer } from '../dist/src/server/index.js';
 import { CountReader, CountStore, MIGRATIONS, SCHEMA_VERSION, formatCounts, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
@@ -20,10 +20,10 @@ function monitor(store: CountStore, intervalMs: number, fromMs: number, ms: numb
   for (let t = fromMs; t < fromMs + ms; t += intervalMs) store.addFrameTicks('cam1', t, { expected: 1, received: 1 });
 }
 
-function reader(file: string): (raw: Record<string, string>, nowMs?: number) => ReturnType<CountReader['query']> {
+function reader(file: string): (raw: Record<string, string>) => ReturnType<CountReader['query']> {
   const r = new CountReader(file);
   onTestFinished(() => r.close());
-  return (raw, nowMs) => r.query(parseQueryParams(raw, 'cli'), { nowMs });
+  return (raw) => r.query(parseQueryParams(raw, 'cli'));
 }
 
 test('an hour the daemon ran for one minute of reads 100% uptime but 2% monitored, in the table, CSV and JSON', () => {
@@ -72,21 +72,23 @@ test('monitored time follows each run\'s poll interval, and a poll cut short by 
   expect(hour!.monitored).toBeCloseTo(11 / 60, 10);
 });
 
-test('the bucket in progress is measured against the part of it elapsed so far', () => {
+test('a bucket is measured against its whole length, the one in progress too, whenever it is asked', () => {
   const file = path.join(tempDir('tc-monitored-'), 'counts.db');
   const store = CountStore.open(file);
   store.registerCamera({ id: 'cam1', pollIntervalMs: 1_000, lines: LINES });
   monitor(store, 1_000, T0, 30 * 60_000);
   store.close();
   const q = reader(file);
-  const at = (nowMs: number, raw: Record<string, string> = { bucket: 'hour' }) => q(raw, nowMs).map((r) => r.monitored);
-  // Half past eight: monitored since eight, all of it so far.
-  expect(at(T0 + 30 * 60_000)).toEqual([1]);
-  expect(at(T0 + 45 * 60_000)).toEqual([2 / 3]);
-  expect(at(T0 + HOUR)).toEqual([0.5]);
-  // Its day, begun at midnight UTC, is 8.5 hours old then.
-  expect(at(T0 + 30 * 60_000, { bucket: 'day' })).toEqual([1 / 17]);
-  // Past buckets by their whole length (a query without nowMs: now, years later).
+  // Watched 08:00-08:30: the hour holds half an hour's traffic, its day 30 minutes of 24 hours, whether the hour
+  // is over or not (an export at 08:30 must not read as a full hour), and its quarters are whole.
+  vi.useFakeTimers({ now: T0 + 30 * 60_000, toFake: ['Date'] });
+  try {
+    expect(q({ bucket: 'hour' }).map((r) => r.monitored)).toEqual([0.5]);
+    expect(q({ bucket: 'day' }).map((r) => r.monitored)).toEqual([1 / 48]);
+    expect(q({ bucket: '15min' }).map((r) => r.monitored)).toEqual([1, 1]);
+  } finally {
+    vi.useRealTimers();
+  }
   expect(q({ bucket: 'hour' }).map((r) => r.monitored)).toEqual([0.5]);
 });
 

@@ -29,7 +29,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 </head>
 <body>
 <h1>traffic-counter</h1>
-<div class="muted">Last 60 minutes, minute buckets; times are this browser's (<span class="zone">local time</span>). Uptime = frames received / frames expected; a camera outage shows as low uptime, not as zero traffic. Monitored = share of the time the daemon watched the camera, answering or not (per line: of the last 60 minutes; the minute in progress: of its part so far); uptime is over that time only, so few vehicles at full uptime but low monitored is a short watch, not a quiet road. View moved = share of the frames taken while the camera's view did not match the one its ROI and lines were learnt on; those counts are unreliable. <span id="status"></span></div>
+<div class="muted">Last 60 minutes, minute buckets; times are this browser's (<span class="zone">local time</span>). Uptime = frames received / frames expected; a camera outage shows as low uptime, not as zero traffic. Monitored = share of the time the daemon watched the camera, answering or not (per line: of the last 60 minutes up to now; per minute: of the whole minute, so the minute in progress fills as it goes); uptime is over that time only, so few vehicles at full uptime but low monitored is a short watch, not a quiet road. View moved = share of the frames taken while the camera's view did not match the one its ROI and lines were learnt on; those counts are unreliable. <span id="status"></span></div>
 <h2>Cameras</h2>
 <table id="cameras"><thead><tr><th>camera</th><th>status</th><th class="n">frames analysed</th><th>last frame (<span class="zone">local time</span>)</th><th class="n">dropped</th><th class="n">decode errors</th></tr></thead><tbody></tbody></table>
 <ul id="warnings" class="warnings warn"></ul>
@@ -57,9 +57,10 @@ function pct(received, expected) {
   return (Math.min(1, received / expected) * 100).toFixed(1) + '%';
 }
 // The share of the time monitored, as query prints it: "?" when the database did not record it (before schema 3).
-function monitoredCell(m) {
+// Marked down under half only where the time it is of is over (\`over\`): a minute in progress is not half watched.
+function monitoredCell(m, over) {
   if (m === null || m === undefined) return { text: '?', num: true };
-  return { text: m > 0 && m < 0.005 ? '<1%' : Math.round(Math.min(1, m) * 100) + '%', num: true, down: m < 0.5 };
+  return { text: m > 0 && m < 0.005 ? '<1%' : Math.round(Math.min(1, m) * 100) + '%', num: true, down: over && m < 0.5 };
 }
 // Frames taken while the camera's view did not match its ROI's (turned, zoomed, blocked): those counts are unreliable.
 function movedCell(moved, received) {
@@ -190,14 +191,14 @@ async function refresh() {
       { text: s.cameraId }, { text: s.lineId }, { text: String(s.in), num: true }, { text: String(s.out), num: true },
       { text: String(s.in + s.out), num: true }, { text: pct(s.received, s.expected), num: true, down: s.expected > 0 && s.received / s.expected < 0.5 },
       // Of the whole window asked for, up to now: minutes not monitored at all have no row.
-      monitoredCell(s.monitoredMs === null ? null : s.monitoredMs / Math.max(1, now - Date.parse(from))),
+      monitoredCell(s.monitoredMs === null ? null : s.monitoredMs / Math.max(1, now - Date.parse(from)), true),
       movedCell(s.moved, s.received),
     ]));
     fill(document.querySelector('#minutes tbody'), rows.slice().reverse().map((r) => [
       { text: localTime(Date.parse(r.start), false) }, { text: r.cameraId }, { text: r.lineId },
       { text: String(r.in), num: true }, { text: String(r.out), num: true }, { text: String(r.total), num: true },
       { text: pct(r.framesReceived, r.framesExpected), num: true, down: r.uptime !== null && r.uptime < 0.5 },
-      monitoredCell(r.monitored),
+      monitoredCell(r.monitored, Date.parse(r.start) + 60000 <= now),
       movedCell(r.framesMoved || 0, r.framesReceived),
     ]));
     status.textContent = 'Updated ' + new Date().toLocaleTimeString() + '.';

@@ -118,7 +118,6 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
   };
   const args = (toMs: number | undefined, limit: number) => ({ camera: params.cameraId ?? null, line: params.lineId ?? null, from: params.fromMs ?? null, to: toMs ?? null, limit });
   const maxRows = opts.maxRows;
-  const nowMs = opts.nowMs ?? Date.now();
   const length = LENGTH_MS[params.bucket];
   if (params.timeZone !== 'UTC') {
     const zone = new TimeZone(params.timeZone);
@@ -132,7 +131,7 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
         start = r.bucket_start_ms;
         end = zone.bucketEnd(length, start);
       }
-      return countRow(r, params.bucket, zone.iso(start), Math.min(end, nowMs) - start);
+      return countRow(r, params.bucket, zone.iso(start), end - start);
     });
   }
   // One more than allowed, to tell "exactly the limit" from "too many". Row by row, so that a worker running the
@@ -140,7 +139,7 @@ export function selectCountRows(db: Db, params: QueryParams, opts: QueryOptions 
   const rows: CountRow[] = [];
   for (const r of statement(params.bucket).iterate(args(params.toMs, maxRows === undefined ? -1 : maxRows + 1)) as IterableIterator<RawRow>) {
     if (maxRows !== undefined && rows.length === maxRows) throw tooManyRows(maxRows);
-    rows.push(countRow(r, params.bucket, new Date(r.bucket_start_ms).toISOString(), Math.min(length, nowMs - r.bucket_start_ms)));
+    rows.push(countRow(r, params.bucket, new Date(r.bucket_start_ms).toISOString(), length));
   }
   return rows;
 }
@@ -215,8 +214,8 @@ const SUMMED: readonly string[] = ['in_count', 'out_count', ...CLASS_COLUMNS, 'f
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * `spanMs`: how long the bucket has lasted, its monitored time's denominator: its length, or for the bucket in
- * progress the part of it elapsed so far.
+ * `spanMs`: the bucket's whole length, its monitored time's denominator, also for the bucket in progress (a query's
+ * answer does not depend on when it is asked, and a bucket not over yet reads as the part of it that it is).
  */
 function countRow(r: RawRow, bucket: QueryBucket, start: string, spanMs: number): CountRow {
   const expected = r.frames_expected ?? 0;
@@ -234,8 +233,7 @@ function countRow(r: RawRow, bucket: QueryBucket, start: string, spanMs: number)
     framesExpected: expected,
     uptime: expected > 0 ? Math.min(1, received / expected) : null,
     monitoredMs: r.monitored_ms,
-    // At least a ms: a bucket just begun (or, on a reader whose clock is behind the daemon's, not yet) is not 0/0.
-    monitored: r.monitored_ms === null ? null : Math.min(1, Math.max(0, r.monitored_ms) / Math.max(1, spanMs)),
+    monitored: r.monitored_ms === null ? null : Math.min(1, Math.max(0, r.monitored_ms) / spanMs),
     framesMoved: moved,
     viewMoved: received > 0 ? Math.min(1, moved / received) : null,
     byClass: Object.fromEntries(

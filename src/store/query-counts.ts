@@ -71,8 +71,8 @@ export interface CountRow {
    */
   readonly monitoredMs: number | null;
   /**
-   * monitoredMs over the bucket's length (a local day of 23 or 25 hours as it is), capped at 1; for the bucket in
-   * progress over the part of it elapsed so far. Null when monitoredMs is.
+   * monitoredMs over the bucket's whole length (a local day of 23 or 25 hours as it is), capped at 1, the bucket in
+   * progress too (at 08:30 an hour watched since 08:00 reads 0.5: it holds half an hour). Null when monitoredMs is.
    */
   readonly monitored: number | null;
   /**
@@ -91,8 +91,6 @@ export interface QueryOptions {
   readonly maxRows?: number;
   /** How the user spelt the parameters, for errors found by the query itself (an unknown camera). Default 'http'. */
   readonly source?: 'cli' | 'http';
-  /** The time the bucket in progress is measured to (CountRow.monitored), ms since the epoch. Default: now. */
-  readonly nowMs?: number;
 }
 
 /** A parameter as the user typed it: `--by-class` on the command line, `byClass` over HTTP. */
