@@ -108,10 +108,12 @@ it('run whose last write fails exits 1 naming the database and what it could not
   writeFileSync(config, JSON.stringify({ db, flushIntervalMs: 200, cameras: [camera] }));
   const run = startCli(['run', '--config', config]);
   await expect.poll(run.stderr, { timeout: 30_000 }).toContain('counting 1 camera(s)');
+  // The expected frames written to the database, as seen by connection `c`.
+  const expectedIn = (c: InstanceType<typeof Database>): number => c.prepare("SELECT COALESCE(SUM(frames_expected), 0) FROM frames_minute WHERE camera_id = 'cam1'").pluck().get() as number;
   const expected = (): number => {
     const r = new Database(db, { readonly: true });
     try {
-      return (r.prepare("SELECT COALESCE(SUM(frames_expected), 0) FROM frames_minute WHERE camera_id = 'cam1'").pluck().get() as number);
+      return expectedIn(r);
     } finally {
       r.close();
     }
@@ -125,7 +127,7 @@ it('run whose last write fails exits 1 naming the database and what it could not
     if (other.open) other.close();
   });
   other.exec('BEGIN IMMEDIATE');
-  const before = (other.prepare("SELECT COALESCE(SUM(frames_expected), 0) FROM frames_minute WHERE camera_id = 'cam1'").pluck().get() as number);
+  const before = expectedIn(other);
   await new Promise((r) => setTimeout(r, 500)); // more polls, pending in memory
   run.proc.kill('SIGTERM');
   const result = await run.done;
