@@ -84,3 +84,38 @@ test('a database written before frames_moved (version 1) is read as it is, and u
   onTestFinished(() => void db.close());
   expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
 });
+
+test('a database from before each line had its monitored time (version 3): old rows read the camera\'s as before, new rows the line\'s own', () => {
+  const file = tempDb();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const old = new Database(file);
+  for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
+  old.pragma('user_version = 3');
+  // Line a counted 08:00–08:10:30 with the camera watched all that time.
+  const minute = Date.UTC(2024, 4, 1, 8, 10);
+  for (const [table, start, ms] of [['minute', minute, 30_000], ['hour', Date.UTC(2024, 4, 1, 8), 630_000], ['day', Date.UTC(2024, 4, 1), 630_000]] as const) {
+    old.prepare(`INSERT INTO counts_${table} (camera_id, line_id, bucket_start_ms, in_count, in_car) VALUES ('cam', 'a', ?, 2, 2)`).run(start);
+    old.prepare(`INSERT INTO frames_${table} (camera_id, bucket_start_ms, frames_expected, frames_received, monitored_ms) VALUES ('cam', ?, ?, ?, ?)`).run(start, ms / 1_000, ms / 1_000, ms);
+  }
+  old.close();
+  const query = (bucket: string) => queryCounts(file, parseQueryParams({ bucket }, 'cli')).map((r) => [r.start.slice(11, 16), r.lineId, r.monitoredMs]);
+  // Read as it is (a reader never migrates): the camera's time.
+  expect(query('hour')).toEqual([['08:00', 'a', 630_000]]);
+
+  // Upgraded at a restart at 08:10:30, with line b added: both counted to 08:12.
+  const store = CountStore.open(file);
+  store.registerCamera({ id: 'cam', pollIntervalMs: 1_000, lines: ['a', 'b'].map((id) => ({ id, from: [0, 0], to: [10, 0] })) });
+  for (let t = minute + 30_000; t < minute + 120_000; t += 1_000) store.addFrameTicks('cam', t, { expected: 1, received: 1 });
+  store.close();
+  // a's rows from before read the camera's time, the whole of it, as they did; its minute from after, and all of b's, their own.
+  expect(query('minute')).toEqual([['08:10', 'a', 60_000], ['08:10', 'b', 30_000], ['08:11', 'a', 60_000], ['08:11', 'b', 60_000]]);
+  expect(query('hour')).toEqual([['08:00', 'a', 720_000], ['08:00', 'b', 90_000]]);
+  expect(query('day')).toEqual([['00:00', 'a', 720_000], ['00:00', 'b', 90_000]]);
+  // The quarter is summed from the minutes (only 08:10 was kept from before here).
+  expect(query('15min')).toEqual([['08:00', 'a', 120_000], ['08:00', 'b', 90_000]]);
+  const db = new Database(file, { readonly: true });
+  onTestFinished(() => void db.close());
+  expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+  // a's row from before is still unknown for the line (NULL + its later slots): never a part read as the whole.
+  expect(db.prepare('SELECT line_id, monitored_ms FROM counts_hour ORDER BY line_id').raw().all()).toEqual([['a', null], ['b', 90_000]]);
+});

@@ -163,6 +163,74 @@ test('a database from before monitored time (schema version 2) reads it as unkno
   expect(read({ bucket: 'day', tz: 'Europe/Berlin' })).toEqual([[7, 241, null]]);
 });
 
+test('a line added at a restart within a bucket reads the part it was counted for; the line there all along, the whole', () => {
+  const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+  // Line a from 08:00, line b added at a restart at 08:30:30, half way through a minute and through the hour.
+  let store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 1_000, lines: LINES });
+  monitor(store, 1_000, T0, 30 * 60_000 + 30_000);
+  store.close();
+  store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 1_000, lines: [...LINES, { id: 'b', from: [0, 5], to: [10, 5] }] });
+  monitor(store, 1_000, T0 + 30 * 60_000 + 30_000, 29 * 60_000 + 30_000);
+  store.flush();
+  const q = reader(file);
+  const byLine = (raw: Record<string, string>) => q(raw).map((r) => [r.start.slice(11, 16), r.lineId, r.framesExpected, r.monitoredMs, r.monitored]);
+
+  expect(byLine({ bucket: 'minute', from: '2024-05-01T08:29', to: '2024-05-01T08:32' })).toEqual([
+    ['08:29', 'a', 60, 60_000, 1],
+    ['08:30', 'a', 60, 60_000, 1],
+    ['08:30', 'b', 60, 30_000, 0.5],
+    ['08:31', 'a', 60, 60_000, 1],
+    ['08:31', 'b', 60, 60_000, 1],
+  ]);
+  expect(byLine({ bucket: 'hour' })).toEqual([
+    ['08:00', 'a', 3_600, HOUR, 1],
+    ['08:00', 'b', 3_600, 29.5 * 60_000, 29.5 / 60],
+  ]);
+  expect(byLine({ bucket: 'day' })).toEqual([
+    ['00:00', 'a', 3_600, HOUR, 1 / 24],
+    ['00:00', 'b', 3_600, 29.5 * 60_000, 29.5 / 1_440],
+  ]);
+  expect(byLine({ bucket: '15min', from: '2024-05-01T08:15' })).toEqual([
+    ['08:15', 'a', 900, 15 * 60_000, 1],
+    ['08:30', 'a', 900, 15 * 60_000, 1],
+    ['08:30', 'b', 900, 14.5 * 60_000, 14.5 / 15],
+    ['08:45', 'a', 900, 15 * 60_000, 1],
+    ['08:45', 'b', 900, 15 * 60_000, 1],
+  ]);
+  // Local days are summed from the hours, each line's own.
+  expect(q({ bucket: 'day', tz: 'Europe/Berlin' }).map((r) => [r.lineId, r.monitoredMs])).toEqual([['a', HOUR], ['b', 29.5 * 60_000]]);
+  // The writer's own connection (the dashboard's) reads the same.
+  expect(store.query(parseQueryParams({ bucket: 'hour' }, 'cli')).map((r) => [r.lineId, r.monitored])).toEqual([['a', 1], ['b', 29.5 / 60]]);
+  store.close();
+});
+
+test('a poll cut short by the shutdown takes its slot back from every active line too; unknown stays unknown on the lines', () => {
+  const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+  let store = CountStore.open(file);
+  const lines = [...LINES, { id: 'b', from: [0, 5], to: [10, 5] }] as const;
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 2_000, lines });
+  monitor(store, 2_000, T0, 30_000);
+  store.addFrameTicks('cam1', T0 + 30_000, { expected: 1 });
+  // Written, then taken back at a later flush: the lines' rows exist by then.
+  store.flush();
+  store.withdrawExpected('cam1', T0 + 30_000);
+  store.close();
+  const db = new Database(file, { readonly: true });
+  onTestFinished(() => void db.close());
+  const stored = (): unknown[] =>
+    db.prepare("SELECT 'counts_' || c.line_id, c.monitored_ms, f.monitored_ms FROM counts_hour c JOIN frames_hour f USING (camera_id, bucket_start_ms) ORDER BY 1").raw().all();
+  expect(stored()).toEqual([['counts_a', 30_000, 30_000], ['counts_b', 30_000, 30_000]]);
+  expect(reader(file)({ bucket: 'minute' }).map((r) => [r.lineId, r.framesExpected, r.monitoredMs])).toEqual([['a', 15, 30_000], ['b', 15, 30_000]]);
+
+  // A run that did not register the camera cannot tell its slots' time: its minute becomes unknown on the lines too.
+  store = CountStore.open(file);
+  store.addFrameTicks('cam1', T0 + 40_000, { expected: 1 });
+  store.close();
+  expect(reader(file)({ bucket: 'minute' }).map((r) => [r.lineId, r.framesExpected, r.monitoredMs])).toEqual([['a', 16, null], ['b', 16, null]]);
+});
+
 test('/api/counts carries monitoredMs and monitored in JSON and CSV', async () => {
   const dbPath = path.join(tempDir('tc-monitored-'), 'counts.db');
   const store = CountStore.open(dbPath);

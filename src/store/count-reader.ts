@@ -20,7 +20,10 @@ interface RawRow {
   frames_received: number | null;
   frames_expected: number | null;
   frames_moved: number | null;
-  /** Null when unknown: written before schema version 3, or no frame accounting (see countSql). */
+  /**
+   * The line's, or its camera's in rows written before schema version 4; null when unknown: written before version 3,
+   * or no frame accounting (see countSql).
+   */
   monitored_ms: number | null;
   /** The CLASS_COLUMNS, by name. */
   [classColumn: string]: number | string | null;
@@ -41,6 +44,21 @@ const LENGTH_MS: Readonly<Record<QueryBucket, number>> = { ...BUCKET_MS, '15min'
 // is: a reader never migrates, the daemon does. monitored_ms is NULL, unknown, where a row has none (written before
 // version 3, or no frames row at all), and so is a quarter's sum if any of its minutes is: never a part read as the
 // whole.
+//
+// Whose monitored time: the line's own from version 4 (c.monitored_ms, the poll slots while the line was in the
+// configuration: a line added at a restart within a bucket holds the part it was counted for), the camera's before
+// (f.monitored_ms). A line row written before version 4 has NULL and reads the camera's time, as it did before the
+// upgrade; so does a bucket that straddles the upgrade (line NULL + its later slots stays NULL, the camera's known):
+// right for a line counted the whole bucket, while one added in that bucket reads the camera's whole time, as every
+// bucket read before the upgrade. Accepted: one bucket of each size per line, once.
+// Where the camera's is unknown (no frames row, or a camera not registered), so is the line's: a line row can be
+// known with no frames row only from its counts (0 ms, no poll slot of its camera), which is no measurement.
+function monitoredMs(version: number): string {
+  if (version < 3) return 'NULL';
+  if (version < 4) return 'f.monitored_ms';
+  return 'CASE WHEN c.monitored_ms IS NULL THEN f.monitored_ms WHEN f.monitored_ms IS NOT NULL THEN c.monitored_ms END';
+}
+
 function countSql(bucket: QueryBucket, version: number): string {
   const quarter = bucket === '15min';
   const table = quarter ? 'minute' : bucket;
@@ -53,7 +71,7 @@ SELECT c.camera_id, c.line_id, ${start} AS bucket_start_ms, ${value('c.in_count'
        ${CLASS_COLUMNS.map((col) => value(`c.${col}`, col)).join(', ')},
        ${value('f.frames_received', 'frames_received')}, ${value('f.frames_expected', 'frames_expected')},
        ${version >= 2 ? value('f.frames_moved', 'frames_moved') : '0 AS frames_moved'},
-       ${version < 3 ? 'NULL' : quarter ? 'CASE WHEN COUNT(*) = COUNT(f.monitored_ms) THEN SUM(f.monitored_ms) END' : 'f.monitored_ms'} AS monitored_ms
+       ${quarter && version >= 3 ? `CASE WHEN COUNT(*) = COUNT(${monitoredMs(version)}) THEN SUM(${monitoredMs(version)}) END` : monitoredMs(version)} AS monitored_ms
 FROM counts_${table} c
 LEFT JOIN frames_${table} f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms
 WHERE (@camera IS NULL OR c.camera_id = @camera)

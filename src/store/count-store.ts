@@ -128,7 +128,8 @@ interface Statements {
   cameraIds: Statement;
   upsertCounts: Record<Bucket, Statement>;
   upsertFrames: Record<Bucket, Statement>;
-  zeroRows: Record<Bucket, Statement>;
+  /** A monitored bucket's row for every active line of the camera, with the monitored time added to it. */
+  lineMonitored: Record<Bucket, Statement>;
 }
 
 function floorTo(ms: number, step: number): number {
@@ -146,11 +147,13 @@ function bad(message: string): StoreError {
 function prepareStatements(db: Db): Statements {
   const upsertCounts = {} as Record<Bucket, Statement>;
   const upsertFrames = {} as Record<Bucket, Statement>;
-  const zeroRows = {} as Record<Bucket, Statement>;
+  const lineMonitored = {} as Record<Bucket, Statement>;
   for (const b of BUCKETS) {
     upsertCounts[b] = db.prepare(
-      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, ${COUNT_COLS.join(', ')})
-       VALUES (?, ?, ?, ${COUNT_COLS.map(() => '?').join(', ')})
+      // monitored_ms: a new row starts at 0, known; the poll slots add to it (lineMonitored). A row written before
+      // migration 4 keeps its NULL.
+      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, ${COUNT_COLS.join(', ')}, monitored_ms)
+       VALUES (?, ?, ?, ${COUNT_COLS.map(() => '?').join(', ')}, 0)
        ON CONFLICT (camera_id, line_id, bucket_start_ms) DO UPDATE SET
        ${COUNT_COLS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`,
     );
@@ -161,10 +164,13 @@ function prepareStatements(db: Db): Statements {
        ON CONFLICT (camera_id, bucket_start_ms) DO UPDATE SET
        ${FRAME_COLS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, monitored_ms = monitored_ms + excluded.monitored_ms`,
     );
-    // A monitored bucket gets a row for every active line, so "nothing crossed" reads as 0, not as missing.
-    zeroRows[b] = db.prepare(
-      `INSERT OR IGNORE INTO counts_${b} (camera_id, line_id, bucket_start_ms)
-       SELECT camera_id, line_id, ? FROM lines WHERE camera_id = ? AND active = 1`,
+    // A monitored bucket gets a row for every active line, so "nothing crossed" reads as 0, not as missing, and each
+    // active line gets the poll slots' monitored time, as the camera's frames row does: a line added at a restart
+    // within the bucket holds the part it was counted for only. Unknown stays unknown (NULL + x), as in frames_.
+    lineMonitored[b] = db.prepare(
+      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, monitored_ms)
+       SELECT camera_id, line_id, ?, ? FROM lines WHERE camera_id = ? AND active = 1
+       ON CONFLICT (camera_id, line_id, bucket_start_ms) DO UPDATE SET monitored_ms = monitored_ms + excluded.monitored_ms`,
     );
   }
   const insertEvent = db.prepare(
@@ -175,7 +181,7 @@ function prepareStatements(db: Db): Statements {
   // The (camera_id, time_ms) index finds them without a scan of the table.
   const pruneEvents = db.prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE camera_id = ? AND time_ms < ? ORDER BY time_ms LIMIT ?)');
   const cameraIds = db.prepare('SELECT id FROM cameras ORDER BY id').pluck();
-  return { insertEvent, pruneEvents, cameraIds, upsertCounts, upsertFrames, zeroRows };
+  return { insertEvent, pruneEvents, cameraIds, upsertCounts, upsertFrames, lineMonitored };
 }
 
 /**
@@ -365,8 +371,8 @@ export class CountStore implements AsyncDisposable {
 
   /**
    * Adds to the frame accounting of the camera's minute containing timeMs (written at the next flush). Each expected
-   * frame is a poll slot: it adds the camera's pollIntervalMs (registerCamera) to the minute's monitored time, or
-   * makes it unknown for a camera not registered in this store.
+   * frame is a poll slot: it adds the camera's pollIntervalMs (registerCamera) to the minute's monitored time, the
+   * camera's and each of its active lines', or makes it unknown for a camera not registered in this store.
    */
   addFrameTicks(cameraId: string, timeMs: number, delta: FrameTickDelta): void {
     this.#checkFrameTick('addFrameTicks', cameraId, timeMs);
@@ -380,7 +386,8 @@ export class CountStore implements AsyncDisposable {
   /**
    * Takes back one expected frame added at timeMs (`addFrameTicks(..., { expected: 1 })`, same timeMs so the same
    * minute): a poll that the daemon's own shutdown cut short, which the camera cannot be said to have missed. Its
-   * slot's monitored time goes with it, so that monitored_ms stays frames_expected × the poll interval.
+   * slot's monitored time goes with it, the camera's and its active lines', so that monitored_ms stays frames_expected
+   * × the poll interval.
    */
   withdrawExpected(cameraId: string, timeMs: number): void {
     this.#checkFrameTick('withdrawExpected', cameraId, timeMs);
@@ -489,8 +496,9 @@ export class CountStore implements AsyncDisposable {
               } else f.set(key, { cameraId: a.cameraId, startMs, f: [...a.f], m: a.m });
             }
             for (const a of f.values()) {
-              s.upsertFrames[bucket].run(a.cameraId, a.startMs, ...a.f, a.m === null ? null : Math.round(a.m));
-              s.zeroRows[bucket].run(a.startMs, a.cameraId);
+              const monitored = a.m === null ? null : Math.round(a.m);
+              s.upsertFrames[bucket].run(a.cameraId, a.startMs, ...a.f, monitored);
+              s.lineMonitored[bucket].run(a.startMs, monitored, a.cameraId);
             }
           }
         })
