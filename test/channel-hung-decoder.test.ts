@@ -14,6 +14,7 @@ import { ZeromqChannel } from '../dist/src/channel/zeromq-channel.js';
 import { SharedMemoryChannel } from '../dist/src/channel/shared-memory-channel.js';
 import { LIMITS, makeJpeg, sha1 } from './helpers/jpeg-fixtures.js';
 import { tempDir } from './helpers/temp-dir.js';
+import { warnings } from './helpers/warnings.js';
 
 const SMALL = Array.from({ length: 8 }, (_, k) => makeJpeg(160, 90, k));
 /** A shared-channel decoder thread that hangs on camera 'hang' and sleeps 1.5 s on camera 'slow' (see the file). */
@@ -80,15 +81,6 @@ async function nextWithin(ch: FrameChannel, what: string, ms: number): Promise<C
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** The warnings the process emits during the test. */
-function warnings(): string[] {
-  const seen: string[] = [];
-  const listen = (w: Error): void => void seen.push(w.message);
-  process.on('warning', listen);
-  onTestFinished(() => void process.off('warning', listen));
-  return seen;
 }
 
 describe.each(CASES)('channel $label', (c) => {

@@ -11,7 +11,7 @@ import { runCli } from './helpers/run-cli.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 describe('traffic-counter CLI', () => {
-  it.each(['run', 'query', 'replay', 'eval', 'camera-sim', 'decoder'])('%s --help prints usage and exits 0', async (cmd) => {
+  it.each(['run', 'query', 'replay', 'eval', 'camera-sim', 'decoder', 'zeromq-key'])('%s --help prints usage and exits 0', async (cmd) => {
     const r = await runCli([cmd, '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Usage: traffic-counter ${cmd}`);

@@ -24,6 +24,8 @@ export interface CreateChannelOptions {
   readonly ipcSerialization?: 'advanced' | 'json';
   /** zeromq only: '' = private ipc:// socket; ipc:///path or tcp://HOST:PORT. */
   readonly zeromqEndpoint?: string;
+  /** zeromq only: the key file ('' = none; see zeromq-key.ts). */
+  readonly zeromqKeyFile?: string;
   /** shared only: largest frame a shared-memory slot holds (default 1920x1080). */
   readonly sharedMaxFrameWidth?: number;
   readonly sharedMaxFrameHeight?: number;
@@ -44,7 +46,7 @@ export function createChannel(name: ChannelName, opts: CreateChannelOptions): Fr
     case 'ipc':
       return new IpcChannel({ ...base, serialization: opts.ipcSerialization, decodeTimeoutMs: opts.decodeTimeoutMs });
     case 'zeromq':
-      return new ZeromqChannel({ ...base, endpoint: opts.zeromqEndpoint, decodeTimeoutMs: opts.decodeTimeoutMs });
+      return new ZeromqChannel({ ...base, endpoint: opts.zeromqEndpoint, keyFile: opts.zeromqKeyFile, decodeTimeoutMs: opts.decodeTimeoutMs });
     case 'shared':
       return new SharedMemoryChannel({ ...base, maxFrameWidth: opts.sharedMaxFrameWidth, maxFrameHeight: opts.sharedMaxFrameHeight, decodeTimeoutMs: opts.decodeTimeoutMs });
     default:
@@ -62,6 +64,7 @@ export function createChannelFor(config: Config, onDropped?: (frame: JpegFrame) 
     decodeScale: config.decodeScale,
     ipcSerialization: config.ipcSerialization,
     zeromqEndpoint: config.zeromqEndpoint,
+    zeromqKeyFile: config.zeromqKeyFile,
     decodeTimeoutMs: config.decodeTimeoutMs,
   });
 }

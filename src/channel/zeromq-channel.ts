@@ -10,9 +10,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Router } from 'zeromq';
+import { Context, Router, type EventOfType } from 'zeromq';
 import { ChannelError, ConfigError } from '../errors.js';
 import { ZMQ_SOCKET_DEFAULTS } from '../decode/zeromq-decoder.js';
 import { createDecoder, overMegapixels } from '../decode/decode-jpeg.js';
@@ -24,6 +24,9 @@ import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-qu
 import { Watchdog, WATCHDOG_MS } from './watchdog.js';
 import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
+import { readZeromqKeyFile, requireKeyForEndpoint, type ZeromqKey } from './zeromq-key.js';
+import { ZapHandler } from './zeromq-zap.js';
+import { RepeatLog } from '../repeat-log.js';
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', import.meta.url));
 /**
@@ -81,6 +84,11 @@ export interface ZeromqChannelOptions extends FrameChannelOptions {
   readonly decodeTimeoutMs?: number;
   /** Niceness added to local decoder processes, so the analyzer wins the CPU (default 10; 0 = same priority). */
   readonly decoderNice?: number;
+  /**
+   * A key file (see zeromq-key.ts): the endpoint is CURVE-encrypted and only decoders holding the file get in;
+   * '' (default) = none, allowed only for ipc:// and loopback tcp://.
+   */
+  readonly keyFile?: string;
 }
 
 interface Peer {
@@ -140,9 +148,16 @@ export class ZeromqChannel implements FrameChannel {
   #stopping = false;
   #watchdog: Watchdog | undefined;
   #receiving: Promise<void> | undefined;
+  /** With a key file: the key pair, and the context holding the router and its ZAP handler (one handler per context). */
+  readonly #key: ZeromqKey | undefined;
+  readonly #keyFile: string;
+  readonly #context: Context | undefined;
+  #zap: ZapHandler | undefined;
+  /** Refused peers are told rate-limited, per cause: a flood of them neither floods the log nor grows memory. */
+  readonly #refusals = new RepeatLog();
 
   constructor(opts: ZeromqChannelOptions) {
-    this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, decodeScale: 1, ...stripUndefined(opts) } as Required<Omit<ZeromqChannelOptions, 'onDropped'>>;
+    this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, decodeScale: 1, keyFile: '', ...stripUndefined(opts) } as Required<Omit<ZeromqChannelOptions, 'onDropped'>>;
     if (!Number.isInteger(opts.decoders) || opts.decoders < 0) throw new RangeError(`zeromq channel: decoders must be an integer >= 0, got ${opts.decoders}`);
     let ep = this.#opts.endpoint;
     if (ep === '') {
@@ -153,6 +168,12 @@ export class ZeromqChannel implements FrameChannel {
     } else if (!/^tcp:\/\/[^/]+:\d+$/.test(ep)) {
       throw new ConfigError(`zeromqEndpoint: expected ipc:///path/to.sock or tcp://HOST:PORT, got "${ep}"`);
     }
+    requireKeyForEndpoint(ep, this.#opts.keyFile);
+    // Local children are given the file's path (never the key itself, which ps would show), read from their own cwd.
+    this.#keyFile = this.#opts.keyFile === '' ? '' : resolve(this.#opts.keyFile);
+    this.#key = this.#keyFile === '' ? undefined : readZeromqKeyFile(this.#opts.keyFile, 'zeromqKeyFile');
+    // Its own context: the ZAP handler answers for every socket in its context, and two channels may run in one process.
+    this.#context = this.#key === undefined ? undefined : new Context();
     // ZeroMQ spells "any free port" as '*'.
     this.#bindEndpoint = ep.replace(/:0$/, ':*');
     this.name = `zeromq-${ep.startsWith('tcp://') ? 'tcp' : 'ipc'}`;
@@ -165,6 +186,32 @@ export class ZeromqChannel implements FrameChannel {
       // that waits to send while its receive loop waits too can miss the wake-up.
       sendTimeout: 0,
       linger: 0,
+      ...(this.#key === undefined ? {} : { context: this.#context!, curveServer: true, curvePublicKey: this.#key.publicKey, curveSecretKey: this.#key.secretKey }),
+    });
+  }
+
+  /** A peer refused (wrong key, no key), told once per cause and then again rate-limited (see RepeatLog). */
+  #refused(cause: string, what: string): void {
+    const { say, since } = this.#refusals.say(cause);
+    if (say) process.emitWarning(`zeromq channel: ${what}${since > 1 ? ` (${since} refusals of this kind since last said)` : ''}`);
+  }
+
+  /** With a key: the ZAP handler, and the refusals libzmq makes before asking it (no key, another server key). */
+  async #startKeyCheck(): Promise<void> {
+    if (this.#key === undefined) return;
+    this.#zap = await ZapHandler.start(this.#context!, this.#key.publicKey, (address) =>
+      this.#refused('key', `refused a decoder from ${address} on ${this.endpoint}: it presented a key that is not this daemon's (zeromqKeyFile ${this.#keyFile}); give it a copy of that file (--key-file)`),
+    );
+    // libzmq names only the endpoint here, not the peer's address: the handshake failed before the ZAP request.
+    this.#router.events.on('handshake:error:protocol', (ev: EventOfType<'handshake:error:protocol'>) => {
+      const code = ev.error.code;
+      if (code === 'ERR_ZMTP_MECHANISM_MISMATCH') this.#refused(code, `refused a peer on ${this.endpoint} that has no key (a decoder without --key-file?): this endpoint needs the key file ${this.#keyFile}`);
+      else if (code === 'ERR_ZMTP_CRYPTOGRAPHIC') this.#refused(code, `refused a peer on ${this.endpoint} whose key file is not this daemon's (${this.#keyFile}); give it a copy of that file (--key-file)`);
+      else this.#refused(String(code), `refused a peer on ${this.endpoint}: handshake failed (${ev.error.message}${code ? `, ${code}` : ''})`);
+    });
+    // Whichever end finds the mismatch first hangs up: the other sees a broken pipe.
+    this.#router.events.on('handshake:error:other', (ev: EventOfType<'handshake:error:other'>) => {
+      this.#refused('other', `a peer on ${this.endpoint} hung up during the handshake (${ev.error.message}): a decoder without this daemon's key file (${this.#keyFile}), or with another one?`);
     });
   }
 
@@ -182,6 +229,7 @@ export class ZeromqChannel implements FrameChannel {
   async #start(): Promise<void> {
     // Fails fast, with a message naming the fix, when an optional decoder is not installed.
     if (this.#opts.decoders > 0) await createDecoder(this.#opts.decoder);
+    await this.#startKeyCheck();
     try {
       await this.#router.bind(this.#bindEndpoint);
     } catch (err) {
@@ -200,7 +248,7 @@ export class ZeromqChannel implements FrameChannel {
     const prev = this.#locals[index];
     const routingId = `local/${process.pid}/${index}/${randomBytes(4).toString('hex')}`;
     // The IPC pipe carries nothing; it makes the child exit when this process goes away.
-    const proc = fork(CHILD_FILE, [this.#connectEndpoint, this.#opts.decoder, routingId, String(this.#opts.decoderNice)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    const proc = fork(CHILD_FILE, [this.#connectEndpoint, this.#opts.decoder, routingId, String(this.#opts.decoderNice), this.#keyFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
     const dec: LocalDecoder = { index, proc, routingId, startedAt: Date.now(), crashes: prev?.crashes ?? 0, ready: false };
     this.#locals[index] = dec;
     return new Promise<void>((resolve, reject) => {
@@ -543,6 +591,8 @@ export class ZeromqChannel implements FrameChannel {
     await Promise.all(this.#locals.map((d) => (d ? stopChild(d.proc) : undefined)));
     this.#router.close();
     await this.#receiving;
+    // Only once the router is closed: a CURVE server with no ZAP handler lets in any client that knows its public key.
+    await this.#zap?.close();
     if (this.#ipcFile) rmSync(this.#ipcFile, { force: true });
   }
 

@@ -4,20 +4,23 @@ import { parseCliArgs, requireFlag } from './parse-cli-args.js';
 import { runZeromqDecoder } from '../decode/zeromq-decoder.js';
 import { DECODERS, isDecoderName } from '../decode/decoder-name.js';
 import { UsageError } from '../errors.js';
+import { readZeromqKeyFile } from '../channel/zeromq-key.js';
 
-const HELP = `Usage: traffic-counter decoder --connect tcp://HOST:PORT [--decoder jpeg-js|jpeg-turbo|sharp]
+const HELP = `Usage: traffic-counter decoder --connect tcp://HOST:PORT [--key-file FILE] [--decoder jpeg-js|jpeg-turbo|sharp]
 
 Connects to a daemon running with --channel zeromq --zeromq-endpoint tcp://HOST:PORT, pulls JPEGs,
 decodes them and pushes RGBA frames back. Start as many as the daemon needs; stop with Ctrl-C.
 
 Options:
   --connect URL    the daemon's zeromq endpoint (tcp://HOST:PORT)
+  --key-file FILE  a copy of the daemon's zeromqKeyFile (mode 0600): the link is then encrypted and the daemon
+                   lets this decoder in; needed unless the daemon listens on loopback without a key
   --decoder D      jpeg-js (default), jpeg-turbo or sharp
   -h, --help       this help
 `;
 
 export async function decoderCommand(argv: string[]): Promise<number> {
-  const { values } = parseCliArgs('decoder', argv, { connect: { type: 'string' }, decoder: { type: 'string' } });
+  const { values } = parseCliArgs('decoder', argv, { connect: { type: 'string' }, decoder: { type: 'string' }, 'key-file': { type: 'string' } });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
@@ -29,10 +32,13 @@ export async function decoderCommand(argv: string[]): Promise<number> {
   }
   const decoder = values.decoder ?? 'jpeg-js';
   if (!isDecoderName(decoder)) throw new UsageError(`--decoder: must be one of ${DECODERS.join(', ')}, got "${decoder}"`);
+  const keyFile = values['key-file'];
+  const pair = keyFile === undefined ? undefined : readZeromqKeyFile(keyFile, '--key-file');
   const ac = new AbortController();
   process.once('SIGINT', () => ac.abort());
   process.once('SIGTERM', () => ac.abort());
-  process.stderr.write(`${new Date().toISOString()}  decoder (${decoder}) connecting to ${connect}; Ctrl-C to stop\n`);
-  await runZeromqDecoder({ connect, decoder, signal: ac.signal, onStatus: (m) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`) });
+  process.stderr.write(`${new Date().toISOString()}  decoder (${decoder}) connecting to ${connect}${pair ? ` with the key of ${keyFile}` : ''}; Ctrl-C to stop\n`);
+  const key = pair && { ...pair, serverKey: pair.publicKey };
+  await runZeromqDecoder({ connect, decoder, signal: ac.signal, onStatus: (m) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`), ...(key ? { key } : {}) });
   return 0;
 }

@@ -8,6 +8,7 @@ import { replayCommand } from './replay-command.js';
 import { evalCommand } from './eval-command.js';
 import { cameraSimCommand } from './camera-sim-command.js';
 import { decoderCommand } from './decoder-command.js';
+import { zeromqKeyCommand } from './zeromq-key-command.js';
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; summary: string }> = {
   run: { run: runCommand, summary: 'count vehicles from live cameras (default: the built-in simulated camera)' },
@@ -16,6 +17,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; summa
   eval: { run: evalCommand, summary: 'compare counts on a directory of snapshots with hand-counted truth' },
   'camera-sim': { run: cameraSimCommand, summary: 'serve a synthetic traffic camera (snapshot, MJPEG, truth) on loopback' },
   decoder: { run: decoderCommand, summary: 'run a remote JPEG decoder for the zeromq channel' },
+  'zeromq-key': { run: zeromqKeyCommand, summary: 'write a new key file for the zeromq channel over tcp://' },
 };
 
 const USAGE = `Usage: traffic-counter <command> [options]

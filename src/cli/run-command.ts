@@ -36,6 +36,10 @@ Options:
   --decode-scale N   decode frames at 1/N: 1 (default), 2, 4 or 8; must divide analyzer.downscale where set
                      (unset, it is fitted to the frame size: 4 at 1280x720, a multiple of N)
   --zeromq-endpoint E  ipc://PATH or tcp://HOST:PORT for the zeromq channel (remote decoders connect here)
+  --zeromq-key-file FILE
+                     key file for the zeromq channel (write one with traffic-counter zeromq-key FILE): the link
+                     is encrypted and only decoders given a copy (--key-file) get in; needed for a tcp://
+                     endpoint other than loopback
   --http PORT        also serve the HTTP API and dashboard on 127.0.0.1:PORT (0 = any free port)
   --http-host HOST   bind address for --http (default 127.0.0.1); needs --http or the config's httpPort
   --http-allowed-host NAME[,NAME...]
@@ -63,6 +67,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     'http-host': { type: 'string' },
     'http-allowed-host': { type: 'string', multiple: true },
     'zeromq-endpoint': { type: 'string' },
+    'zeromq-key-file': { type: 'string' },
     seed: { type: 'string' },
     duration: { type: 'string' },
   });
@@ -81,6 +86,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, { min: 0, integer: true }),
     decodeScale: decodeScaleFlag(values['decode-scale']),
     zeromqEndpoint: values['zeromq-endpoint'],
+    zeromqKeyFile: values['zeromq-key-file'],
     httpHost: values['http-host'],
     httpPort: values.http === undefined ? undefined : numberFlag('http', values.http, 0, PORT_RULE),
     httpAllowedHosts: values['http-allowed-host']?.flatMap((v) => v.split(',').map((h) => h.trim())),
@@ -139,7 +145,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       if (duration > 0) setTimeout(() => stop(`--duration ${duration}s elapsed`), duration * 1000).unref();
     });
     const { channel: channelName, endpoint } = daemon.stats().channel;
-    const decodersAt = endpoint !== undefined ? ` (decoders connect to ${endpoint})` : '';
+    const keyNote = config.zeromqKeyFile !== '' ? ` with --key-file and a copy of ${config.zeromqKeyFile}` : '';
+    const decodersAt = endpoint !== undefined ? ` (decoders connect to ${endpoint}${keyNote})` : '';
     log.info(`counting ${config.cameras.length} camera(s) over the ${channelName} channel${decodersAt}; database ${describeDbPath(config.db)}`);
 
     if (values.http !== undefined || config.httpPort > 0) {
@@ -219,7 +226,7 @@ function describeDbPath(db: string): string {
   return isAbsolute(db) ? db : `${db} (${resolve(db)})`;
 }
 
-type RunFlags = Partial<Record<'config' | 'camera' | 'seed' | 'channel' | 'zeromq-endpoint' | 'http' | 'http-host' | 'decoder' | 'decoders' | 'tls-fingerprint', string>> & { readonly 'tls-insecure'?: boolean; readonly 'http-allowed-host'?: string[] };
+type RunFlags = Partial<Record<'config' | 'camera' | 'seed' | 'channel' | 'zeromq-endpoint' | 'zeromq-key-file' | 'http' | 'http-host' | 'decoder' | 'decoders' | 'tls-fingerprint', string>> & { readonly 'tls-insecure'?: boolean; readonly 'http-allowed-host'?: string[] };
 
 /** Refuses flags that the rest of the command line makes meaningless: they would be silently ignored. */
 function refuseIgnoredFlags(values: RunFlags, fileConfig: Config | undefined): void {
@@ -241,9 +248,10 @@ function refuseIgnoredFlags(values: RunFlags, fileConfig: Config | undefined): v
     throw new UsageError(`run: ${flagText('seed', values.seed)} seeds the built-in simulated camera, which runs only without --config and --camera; drop --seed, or drop ${source} to count the simulator`);
   }
   const channel = values.channel ?? fileConfig?.channel ?? DAEMON_DEFAULTS.channel;
-  if (values['zeromq-endpoint'] !== undefined && channel !== 'zeromq') {
+  for (const flag of ['zeromq-endpoint', 'zeromq-key-file'] as const) {
+    if (values[flag] === undefined || channel === 'zeromq') continue;
     const from = values.channel !== undefined ? flagText('channel', values.channel) : fileConfig ? `--config ${values.config}, or the default` : 'the default';
-    throw new UsageError(`run: ${flagText('zeromq-endpoint', values['zeromq-endpoint'])} is used only by the zeromq channel, but the channel is ${channel} (${from}); add --channel zeromq, or drop --zeromq-endpoint`);
+    throw new UsageError(`run: ${flagText(flag, values[flag])} is used only by the zeromq channel, but the channel is ${channel} (${from}); add --channel zeromq, or drop --${flag}`);
   }
   if (values['http-host'] !== undefined && values.http === undefined && !(fileConfig && fileConfig.httpPort > 0)) {
     throw new UsageError(`run: ${flagText('http-host', values['http-host'])} is where the HTTP API listens, but the API is off without --http PORT${fileConfig ? ` (or "httpPort" in ${values.config})` : ''}; add --http PORT (0 = any free port), or drop --http-host`);
@@ -269,6 +277,10 @@ export function unusedKeys(config: Config, file: string | undefined, channelFlag
   if (config.channel !== 'zeromq' && config.zeromqEndpoint !== '') {
     const fix = channelFlag ? 'give --channel zeromq to use it' : 'set "channel": "zeromq" to use it';
     out.push(`${where}: zeromqEndpoint ${JSON.stringify(config.zeromqEndpoint)} is not used: the channel is ${channel}, and only the zeromq channel listens there (${fix})`);
+  }
+  if (config.channel !== 'zeromq' && config.zeromqKeyFile !== '') {
+    const fix = channelFlag ? 'give --channel zeromq to use it' : 'set "channel": "zeromq" to use it';
+    out.push(`${where}: zeromqKeyFile ${JSON.stringify(config.zeromqKeyFile)} is not used: the channel is ${channel}, and only the zeromq channel uses a key (${fix})`);
   }
   if (config.channel !== 'ipc' && config.ipcSerialization !== DAEMON_DEFAULTS.ipcSerialization) {
     out.push(`${where}: ipcSerialization ${JSON.stringify(config.ipcSerialization)} is not used: the channel is ${channel}, and only the ipc channel serializes frames that way`);

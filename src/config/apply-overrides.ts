@@ -4,7 +4,7 @@ import type { Config } from './config-types.js';
 import { validateConfig } from './validate-config.js';
 import { ConfigError, UsageError } from '../errors.js';
 
-const FLAG_NAMES: Record<string, string> = { zeromqEndpoint: 'zeromq-endpoint', httpHost: 'http-host', httpPort: 'http', httpAllowedHosts: 'http-allowed-host', decodeScale: 'decode-scale' };
+const FLAG_NAMES: Record<string, string> = { zeromqEndpoint: 'zeromq-endpoint', zeromqKeyFile: 'zeromq-key-file', httpHost: 'http-host', httpPort: 'http', httpAllowedHosts: 'http-allowed-host', decodeScale: 'decode-scale' };
 
 export interface ConfigOverrides {
   readonly db?: string | undefined;
@@ -13,6 +13,7 @@ export interface ConfigOverrides {
   readonly decoders?: number | undefined;
   readonly decodeScale?: number | undefined;
   readonly zeromqEndpoint?: string | undefined;
+  readonly zeromqKeyFile?: string | undefined;
   readonly httpHost?: string | undefined;
   readonly httpPort?: number | undefined;
   readonly httpAllowedHosts?: readonly string[] | undefined;

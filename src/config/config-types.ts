@@ -47,6 +47,8 @@ export interface Config {
   readonly channel: 'ipc' | 'zeromq' | 'shared';
   readonly ipcSerialization: 'advanced' | 'json';
   readonly zeromqEndpoint: string;
+  /** The zeromq channel's key file (CURVE; see src/channel/zeromq-key.ts); '' = none. */
+  readonly zeromqKeyFile: string;
   readonly decoder: DecoderName;
   readonly decoders: number;
   /** Decoders hand over frames at 1/decodeScale; every camera's analyzer.downscale is a multiple of it. */

@@ -29,6 +29,7 @@ export const DAEMON_DEFAULTS = {
   channel: 'ipc' as 'ipc' | 'zeromq' | 'shared', // how decoded frames reach the analyzer
   ipcSerialization: 'advanced' as 'advanced' | 'json', // only for channel "ipc"
   zeromqEndpoint: '', // only for channel "zeromq"; empty = a private ipc:// socket in the temp dir
+  zeromqKeyFile: '', // only for channel "zeromq": key file shared with the decoders (CURVE); needed for a non-loopback tcp:// endpoint
   decoder: 'jpeg-js' as DecoderName, // JPEG decoder used by the decoder workers
   decoders: 1, // number of decoder processes/threads
   decodeScale: 1 as DecodeScale, // decode at 1/decodeScale (full-resolution px per decoded px); 1 = full size

@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
+import { requireKeyForEndpoint } from '../channel/zeromq-key.js';
 import { CAMERA_DEFAULTS, DAEMON_DEFAULTS, decodeMemoryFor } from './defaults.js';
 import type { CameraConfig, Config, LineConfig, Point } from './config-types.js';
 import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
@@ -328,6 +329,9 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
   ) {
     throw new ConfigError(`zeromqEndpoint: must be "ipc://PATH" or "tcp://HOST:PORT" with PORT 0-65535 (0: any free port, named in the log), got ${describe(raw.zeromqEndpoint)}`);
   }
+  if (raw.zeromqKeyFile !== undefined && typeof raw.zeromqKeyFile !== 'string') {
+    throw new ConfigError(`zeromqKeyFile: must be the path of a key file written by \`traffic-counter zeromq-key FILE\`, got ${describe(raw.zeromqKeyFile)}`);
+  }
   if (raw.httpHost !== undefined && (typeof raw.httpHost !== 'string' || raw.httpHost.length === 0)) {
     throw new ConfigError(`httpHost: must be an address to bind, e.g. "127.0.0.1", got ${describe(raw.httpHost)}`);
   }
@@ -341,12 +345,15 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
       `decoders: 0 local decoders needs a zeromqEndpoint "tcp://HOST:PORT" that remote \`traffic-counter decoder --connect\` processes can reach, got ${zeromqEndpoint ? JSON.stringify(zeromqEndpoint) : 'the private ipc:// default'}; set zeromqEndpoint (--zeromq-endpoint) to tcp://, or decoders to 1 or more`,
     );
   }
+  const zeromqKeyFile = (raw.zeromqKeyFile as string | undefined) ?? d.zeromqKeyFile;
+  if (channel === 'zeromq') requireKeyForEndpoint(zeromqEndpoint, zeromqKeyFile);
   return Object.freeze({
     cameras,
     db: (raw.db as string | undefined) ?? d.db,
     channel,
     ipcSerialization: oneOf(raw, 'ipcSerialization', '', d.ipcSerialization, ['advanced', 'json'] as const),
     zeromqEndpoint: (raw.zeromqEndpoint as string | undefined) ?? d.zeromqEndpoint,
+    zeromqKeyFile,
     decoder: oneOf(raw, 'decoder', '', d.decoder, DECODERS),
     decoders,
     decodeScale: validateDecodeScale(raw, cameras),

@@ -20,12 +20,22 @@ export interface ZeromqDecoderOptions {
   readonly routingId?: string;
   /** While idle, the decoder re-announces itself this often, so an analyzer that restarted finds it again. */
   readonly announceIntervalMs?: number;
-  /** Told when the connection to the analyzer is made or lost, and when none is made within NO_ANALYZER_MS. */
+  /**
+   * Told when the connection to the analyzer is made or lost, when none is made within NO_ANALYZER_MS, and when the
+   * analyzer refuses this decoder's key (or its lack of one).
+   */
   readonly onStatus?: (message: string) => void;
+  /**
+   * CURVE: this decoder's key pair and the analyzer's public key (all Z85). From a key file (see zeromq-key.ts), the
+   * pair is the file's and serverKey its public key.
+   */
+  readonly key?: { readonly publicKey: string; readonly secretKey: string; readonly serverKey: string };
 }
 
 /** A decoder that has found no analyzer this long after it started says so (onStatus). */
 const NO_ANALYZER_MS = 10_000;
+/** A handshake broken off with no reason given is said to be a refusal once no clearer reason came this long after. */
+const UNCLEAR_REFUSAL_MS = 500;
 
 export const ZMQ_SOCKET_DEFAULTS = {
   sendHighWaterMark: 2, // messages per peer; the credit protocol keeps at most one job/frame in flight anyway
@@ -47,6 +57,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
     ...ZMQ_SOCKET_DEFAULTS,
     routingId: opts.routingId ?? `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`,
     linger: 1_000, // ms to deliver a last frame or 'bye' after close, while an analyzer is connected (see close)
+    ...(opts.key === undefined ? {} : { curvePublicKey: opts.key.publicKey, curveSecretKey: opts.key.secretKey, curveServerKey: opts.key.serverKey }),
   });
   // Whether an analyzer is at the other end: the ZMTP handshake is done and the connection has not dropped since.
   let connected = false;
@@ -54,16 +65,50 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   const status = (message: string): void => {
     if (!opts.signal?.aborted) opts.onStatus?.(message);
   };
+  // What the analyzer's refusal was last said as: said once until a connection is made, not at every retry (10 a second).
+  let refusal: string | undefined;
+  // A broken pipe is also what this end sees when the daemon found a mismatch first: the next attempt (0.1 s later)
+  // may say more, so it is said only if nothing clearer comes within UNCLEAR_REFUSAL_MS.
+  let unclear: NodeJS.Timeout | undefined;
   sock.events.on('handshake', () => {
     connected = true;
+    refusal = undefined;
+    clearTimeout(unclear);
+    unclear = undefined;
     status(`connected to the analyzer at ${opts.connect}; decoding its frames`);
   });
+  // A handshake that fails is a key problem: libzmq says 'auth' when the daemon's key check refused ours, 'protocol'
+  // for one side with a key and the other without, and 'other' (a broken pipe) when we used another server key, or
+  // when the daemon hung up first on finding one of those.
+  const refused = (mismatch: boolean): void => {
+    clearTimeout(unclear);
+    unclear = undefined;
+    const message =
+      opts.key === undefined
+        ? `the daemon at ${opts.connect} refused this decoder: it wants a key; give this decoder the daemon's key file (--key-file)`
+        : mismatch
+          ? `the daemon at ${opts.connect} refused this decoder's key: it runs without one (no zeromqKeyFile); give the daemon this key file (zeromqKeyFile), or drop --key-file`
+          : `the daemon at ${opts.connect} refused this decoder's key: give it the daemon's key file (--key-file)`;
+    if (message === refusal) return;
+    refusal = message;
+    status(message);
+  };
+  sock.events.on('handshake:error:auth', () => refused(false));
+  sock.events.on('handshake:error:protocol', (ev) => refused(ev.error.code === 'ERR_ZMTP_MECHANISM_MISMATCH'));
+  sock.events.on('handshake:error:other', () => {
+    if (refusal !== undefined || unclear !== undefined) return;
+    unclear = setTimeout(() => refused(false), UNCLEAR_REFUSAL_MS);
+    unclear.unref();
+  });
   sock.events.on('disconnect', () => {
+    // A connection refused during its handshake was never the analyzer's (its refusal is said above).
+    if (!connected) return;
     connected = false;
     status(`lost the analyzer at ${opts.connect}; waiting for it to come back`);
   });
   const lonely = setTimeout(() => {
-    if (!connected) {
+    // A refusal already said why.
+    if (!connected && refusal === undefined) {
       status(`no analyzer at ${opts.connect} after ${NO_ANALYZER_MS / 1000} s; check that a daemon runs there with "channel": "zeromq" and that endpoint (its log names it), and that the port is open`);
     }
   }, NO_ANALYZER_MS);
@@ -111,6 +156,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   } finally {
     clearInterval(announce);
     clearTimeout(lonely);
+    clearTimeout(unclear);
     opts.signal?.removeEventListener('abort', onAbort);
     if (!sock.closed) close();
   }

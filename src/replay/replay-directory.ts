@@ -64,7 +64,7 @@ function fileMessage(failure: DecodeFailure, file: string | undefined): string {
 export function offlineConfig(config: Config): { config: Config; notes: string[] } {
   const notes: string[] = [];
   if (config.decoders === 0) notes.push('"decoders": 0 in the config leaves decoding to remote decoders; a replay decodes here, with 1 local decoder');
-  return { config: { ...config, decoders: Math.max(1, config.decoders), zeromqEndpoint: '' }, notes };
+  return { config: { ...config, decoders: Math.max(1, config.decoders), zeromqEndpoint: '', zeromqKeyFile: '' }, notes };
 }
 
 export async function replayDirectory(daemonConfig: Config, opts: ReplayOptions): Promise<ReplayResult> {

@@ -1,0 +1,232 @@
+// The zeromq channel's key (CURVE): with zeromqKeyFile, only decoders holding a copy of the key file get work; a
+// decoder with another key is told that the daemon refused it; a non-loopback tcp:// endpoint needs a key.
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, onTestFinished, test } from 'vitest';
+import { ZeromqChannel } from '../dist/src/channel/zeromq-channel.js';
+import { readZeromqKeyFile, writeZeromqKeyFile, isLoopbackTcp } from '../dist/src/channel/zeromq-key.js';
+import { runZeromqDecoder } from '../dist/src/decode/zeromq-decoder.js';
+import { validateConfig } from '../dist/src/config/validate-config.js';
+import { LIMITS, makeJpeg, sha1 } from './helpers/jpeg-fixtures.js';
+import { runCli, startCli } from './helpers/run-cli.js';
+import { tempDir } from './helpers/temp-dir.js';
+import { warnings } from './helpers/warnings.js';
+
+async function waitFor(what: string, cond: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A channel on tcp://127.0.0.1:0 with a new key file, no local decoder; and the file. */
+async function keyedChannel(decoders = 0): Promise<{ ch: ZeromqChannel; keyFile: string }> {
+  const keyFile = join(tempDir(), 'daemon.key');
+  await writeZeromqKeyFile(keyFile);
+  const ch = new ZeromqChannel({ maxInFlight: 4, decoders, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0', keyFile });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  return { ch, keyFile };
+}
+
+const small = makeJpeg(160, 90, 0);
+const submit = (ch: ZeromqChannel, seq: number): void => ch.submit({ cameraId: 'cam', seq, capturedAt: seq, jpeg: small.jpeg }, LIMITS);
+
+test('frames are decoded by a remote `decoder --key-file` holding the daemon key file', async () => {
+  const { ch, keyFile } = await keyedChannel();
+  const dec = startCli(['decoder', '--connect', ch.endpoint, '--key-file', keyFile]);
+  await waitFor('the decoder to connect', () => ch.decoderCount === 1);
+  for (let seq = 0; seq < 3; seq++) {
+    submit(ch, seq);
+    const out = await ch.next();
+    expect(out?.kind === 'frame' && [out.frame.seq, sha1(out.frame.data)]).toEqual([seq, small.sha1]);
+  }
+  expect(dec.stderr()).toContain(`connected to the analyzer at ${ch.endpoint}`);
+});
+
+test('local decoders of a daemon with a key get the key file path on their command line, never the key', async () => {
+  const { ch, keyFile } = await keyedChannel(1);
+  submit(ch, 0);
+  const out = await ch.next();
+  expect(out?.kind === 'frame' && sha1(out.frame.data)).toBe(small.sha1);
+  const key = readZeromqKeyFile(keyFile, 'test');
+  for (const pid of ch.decoderPids()) {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+    expect(cmdline).toContain(keyFile);
+    for (const text of [cmdline, environ]) {
+      expect(text).not.toContain(key.secretKey);
+      expect(text).not.toContain(key.publicKey);
+    }
+  }
+});
+
+test('a decoder with another key file gets no job and says that the daemon refused its key', async () => {
+  const { ch } = await keyedChannel();
+  const seen = warnings();
+  const otherKey = join(tempDir(), 'other.key');
+  await writeZeromqKeyFile(otherKey);
+  const dec = startCli(['decoder', '--connect', ch.endpoint, '--key-file', otherKey]);
+  await waitFor('the refusal', () => dec.stderr().includes('refused'));
+  expect(dec.stderr()).toContain(`the daemon at ${ch.endpoint} refused this decoder's key: give it the daemon's key file (--key-file)`);
+  expect(dec.stderr()).not.toMatch(/connected to the analyzer|lost the analyzer/);
+  submit(ch, 0);
+  await new Promise((r) => setTimeout(r, 1_000));
+  expect(ch.decoderCount).toBe(0);
+  expect(ch.stats().delivered).toBe(0);
+  expect(seen.join('\n')).toMatch(/refused a peer on tcp:\/\/127\.0\.0\.1:\d+ whose key file is not this daemon's|hung up during the handshake/);
+});
+
+test("a decoder that knows the daemon's public key but has a key pair of its own is refused by the key check", async () => {
+  // What the ZAP handler is for: without it, libzmq lets in any client key pair once the server's key is right.
+  const { ch, keyFile } = await keyedChannel();
+  const seen = warnings();
+  const daemonKey = readZeromqKeyFile(keyFile, 'test');
+  const otherFile = join(tempDir(), 'other.key');
+  const own = await writeZeromqKeyFile(otherFile);
+  const ac = new AbortController();
+  const status: string[] = [];
+  const running = runZeromqDecoder({ connect: ch.endpoint, decoder: 'jpeg-js', signal: ac.signal, key: { ...own, serverKey: daemonKey.publicKey }, onStatus: (m) => status.push(m) });
+  onTestFinished(async () => {
+    ac.abort();
+    await running;
+  });
+  await waitFor('the refusal', () => status.length > 0);
+  expect(status).toEqual([`the daemon at ${ch.endpoint} refused this decoder's key: give it the daemon's key file (--key-file)`]);
+  submit(ch, 0);
+  await new Promise((r) => setTimeout(r, 1_000));
+  expect(ch.decoderCount).toBe(0);
+  // The daemon names the refused peer's address.
+  expect(seen).toContainEqual(expect.stringMatching(/^zeromq channel: refused a decoder from 127\.0\.0\.1 on tcp:\/\/127\.0\.0\.1:\d+: it presented a key that is not this daemon's/));
+});
+
+test('a DEALER without CURVE gets nothing, and `decoder` without --key-file says the daemon wants a key', async () => {
+  const { ch } = await keyedChannel();
+  const { Dealer } = await import('zeromq');
+  const rogue = new Dealer({ linger: 0, receiveTimeout: 1_000 });
+  onTestFinished(() => rogue.close());
+  rogue.connect(ch.endpoint);
+  rogue.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 1, host: 'rogue' })]).catch(() => {});
+  submit(ch, 0);
+  await expect(rogue.receive()).rejects.toThrow();
+  expect(ch.decoderCount).toBe(0);
+  const dec = startCli(['decoder', '--connect', ch.endpoint]);
+  await waitFor('the refusal', () => dec.stderr().includes('refused'));
+  expect(dec.stderr()).toContain(`the daemon at ${ch.endpoint} refused this decoder: it wants a key; give this decoder the daemon's key file (--key-file)`);
+  expect(ch.decoderCount).toBe(0);
+});
+
+test('a decoder with a key file at a daemon without one is told so, and gets no job', async () => {
+  const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  const keyFile = join(tempDir(), 'decoder.key');
+  await writeZeromqKeyFile(keyFile);
+  const dec = startCli(['decoder', '--connect', ch.endpoint, '--key-file', keyFile]);
+  await waitFor('the refusal', () => dec.stderr().includes('refused'));
+  expect(dec.stderr()).toContain(`the daemon at ${ch.endpoint} refused this decoder's key: it runs without one (no zeromqKeyFile); give the daemon this key file (zeromqKeyFile), or drop --key-file`);
+  expect(ch.decoderCount).toBe(0);
+});
+
+test('a flood of peers without the key neither stops a decoder with it nor floods the log', async () => {
+  const { ch, keyFile } = await keyedChannel();
+  const seen = warnings();
+  const { Dealer } = await import('zeromq');
+  const other = await writeZeromqKeyFile(join(tempDir(), 'other.key'));
+  // 20 peers with no key and 20 with another key file, each reconnecting every 0.1 s (libzmq's default).
+  for (let i = 0; i < 40; i++) {
+    const d = new Dealer({ linger: 0, ...(i % 2 === 0 ? {} : { curvePublicKey: other.publicKey, curveSecretKey: other.secretKey, curveServerKey: other.publicKey }) });
+    onTestFinished(() => d.close());
+    d.connect(ch.endpoint);
+  }
+  const dec = startCli(['decoder', '--connect', ch.endpoint, '--key-file', keyFile]);
+  onTestFinished(() => void dec.proc.kill());
+  await waitFor('the decoder to connect', () => ch.decoderCount === 1);
+  for (let seq = 0; seq < 20; seq++) {
+    submit(ch, seq);
+    const out = await ch.next();
+    expect(out?.kind === 'frame' && out.frame.seq).toBe(seq);
+  }
+  await new Promise((r) => setTimeout(r, 1_000));
+  const refusals = seen.filter((w) => /refused a peer|hung up during the handshake/.test(w));
+  // Hundreds of refused handshakes by now; each cause is said once, then at every 100th (see RepeatLog).
+  expect(refusals.length).toBeGreaterThan(0);
+  expect(refusals.length).toBeLessThan(20);
+});
+
+test('a tcp:// endpoint other than loopback needs zeromqKeyFile', () => {
+  const camera = { id: 'cam', url: 'http://127.0.0.1:1/s.jpg', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] };
+  for (const zeromqEndpoint of ['tcp://0.0.0.0:5555', 'tcp://*:0', 'tcp://192.0.2.7:5555', 'tcp://eth0:5555', 'tcp://[::]:5555']) {
+    const fix = /zeromqKeyFile is not set; create a key file with `traffic-counter zeromq-key FILE`, set zeromqKeyFile \(--zeromq-key-file\) to it/;
+    expect(() => validateConfig({ cameras: [camera], channel: 'zeromq', zeromqEndpoint })).toThrow(fix);
+    expect(() => new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: zeromqEndpoint })).toThrow(fix);
+    expect(validateConfig({ cameras: [camera], channel: 'zeromq', zeromqEndpoint, zeromqKeyFile: '/etc/tc/zeromq.key' }).zeromqKeyFile).toBe('/etc/tc/zeromq.key');
+    // The endpoint is not used by another channel: nothing to refuse.
+    expect(validateConfig({ cameras: [camera], channel: 'ipc', zeromqEndpoint }).zeromqEndpoint).toBe(zeromqEndpoint);
+  }
+  for (const ep of ['tcp://127.0.0.1:0', 'tcp://127.1.2.3:5555', 'tcp://localhost:5555', 'tcp://[::1]:5555', 'ipc:///tmp/x.sock']) {
+    expect(validateConfig({ cameras: [camera], channel: 'zeromq', zeromqEndpoint: ep }).zeromqEndpoint).toBe(ep);
+  }
+  expect(isLoopbackTcp('tcp://128.0.0.1:5')).toBe(false);
+});
+
+test('`run` refuses a non-loopback tcp:// endpoint without a key, naming the fix', async () => {
+  const r = await runCli(['run', '--channel', 'zeromq', '--zeromq-endpoint', 'tcp://0.0.0.0:0', '--duration', '1']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('--zeromq-endpoint: "tcp://0.0.0.0:0" lets any machine that reaches it in as a decoder');
+  expect(r.stderr).toContain('`traffic-counter zeromq-key FILE`');
+});
+
+test('`zeromq-key FILE` writes a key file with mode 0600 and refuses to overwrite one', async () => {
+  const file = join(tempDir(), 'zeromq.key');
+  const a = await runCli(['zeromq-key', file]);
+  expect(a.code).toBe(0);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  const key = readZeromqKeyFile(file, 'zeromqKeyFile');
+  expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object)).toEqual(['publicKey', 'secretKey']);
+  const b = await runCli(['zeromq-key', file]);
+  expect(b.code).toBe(2);
+  expect(b.stderr).toContain(`${file}: exists; not overwritten`);
+  expect(readZeromqKeyFile(file, 'zeromqKeyFile')).toEqual(key);
+});
+
+test('a key file that is missing, open to others or malformed is refused, naming the file and the fix', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'zeromq.key');
+  expect(() => readZeromqKeyFile(file, '--key-file')).toThrow(`--key-file ${file}: no such file; create it with \`traffic-counter zeromq-key ${file}\``);
+  const key = await writeZeromqKeyFile(file);
+  chmodSync(file, 0o644);
+  expect(() => readZeromqKeyFile(file, '--key-file')).toThrow(`--key-file ${file}: readable or writable by group or others (mode 0644); it holds a secret key: run \`chmod 600 ${file}\``);
+  const bad = (content: string): string => {
+    writeFileSync(file, content, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    try {
+      readZeromqKeyFile(file, 'zeromqKeyFile');
+    } catch (err) {
+      expect((err as { code: string }).code).toBe('TC_ERR_CONFIG');
+      return (err as Error).message;
+    }
+    throw new Error('accepted');
+  };
+  const other = await writeZeromqKeyFile(join(dir, 'other.key'));
+  const cases: [string, string][] = [
+    ['not json', 'not valid JSON'],
+    ['[]', 'not a JSON object'],
+    [JSON.stringify({ publicKey: key.publicKey }), 'secretKey must be 40 characters of Z85'],
+    [JSON.stringify({ publicKey: key.publicKey.slice(1), secretKey: key.secretKey }), 'publicKey must be 40 characters of Z85'],
+    [JSON.stringify({ ...key, comment: 'x' }), 'unknown key "comment"'],
+    [JSON.stringify({ publicKey: other.publicKey, secretKey: key.secretKey }), 'publicKey is not the public key of secretKey'],
+  ];
+  for (const [content, why] of cases) {
+    const msg = bad(content);
+    expect(msg).toContain(`zeromqKeyFile ${file}: not a zeromq key file (${why})`);
+    expect(msg).toContain('traffic-counter zeromq-key FILE');
+    expect(msg).not.toContain(key.secretKey);
+  }
+  // The CLI: exit 2 before connecting.
+  chmodSync(file, 0o640);
+  const r = await runCli(['decoder', '--connect', 'tcp://127.0.0.1:1', '--key-file', file]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain(`run \`chmod 600 ${file}\``);
+});
