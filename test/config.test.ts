@@ -177,7 +177,7 @@ describe('config validation', () => {
         `zeromqEndpoint: must be "ipc://PATH" or "tcp://HOST:PORT" with PORT 0-65535 (0: any free port, named in the log), got "${zeromqEndpoint}"`,
       );
     }
-    expect(validateConfig({ cameras: [camera()], channel: 'zeromq', zeromqEndpoint: 'tcp://0.0.0.0:0', zeromqKeyFile: '/etc/tc/zeromq.key' }).zeromqEndpoint).toBe('tcp://0.0.0.0:0');
+    expect(validateConfig({ cameras: [camera()], channel: 'zeromq', zeromqEndpoint: 'tcp://0.0.0.0:0' }).zeromqEndpoint).toBe('tcp://0.0.0.0:0');
   });
 
   it.each([

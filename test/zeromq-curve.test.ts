@@ -155,27 +155,34 @@ test('a flood of peers without the key neither stops a decoder with it nor flood
   expect(refusals.length).toBeLessThan(20);
 });
 
-test('a tcp:// endpoint other than loopback needs zeromqKeyFile', () => {
-  const camera = { id: 'cam', url: 'http://127.0.0.1:1/s.jpg', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] };
-  for (const zeromqEndpoint of ['tcp://0.0.0.0:5555', 'tcp://*:0', 'tcp://192.0.2.7:5555', 'tcp://eth0:5555', 'tcp://[::]:5555']) {
-    const fix = /zeromqKeyFile is not set; create a key file with `traffic-counter zeromq-key FILE`, set zeromqKeyFile \(--zeromq-key-file\) to it/;
-    expect(() => validateConfig({ cameras: [camera], channel: 'zeromq', zeromqEndpoint })).toThrow(fix);
-    expect(() => new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: zeromqEndpoint })).toThrow(fix);
-    expect(validateConfig({ cameras: [camera], channel: 'zeromq', zeromqEndpoint, zeromqKeyFile: '/etc/tc/zeromq.key' }).zeromqKeyFile).toBe('/etc/tc/zeromq.key');
-    // The endpoint is not used by another channel: nothing to refuse.
-    expect(validateConfig({ cameras: [camera], channel: 'ipc', zeromqEndpoint }).zeromqEndpoint).toBe(zeromqEndpoint);
+test('a tcp:// endpoint other than loopback needs a key file', () => {
+  const fix = /zeromqKeyFile is not set; create a key file with `traffic-counter zeromq-key FILE`, set zeromqKeyFile \(--zeromq-key-file\) to it/;
+  for (const endpoint of ['tcp://0.0.0.0:5555', 'tcp://*:0', 'tcp://192.0.2.7:5555', 'tcp://eth0:5555', 'tcp://[::]:5555']) {
+    expect(isLoopbackTcp(endpoint)).toBe(false);
+    expect(() => new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint })).toThrow(fix);
   }
-  for (const ep of ['tcp://127.0.0.1:0', 'tcp://127.1.2.3:5555', 'tcp://localhost:5555', 'tcp://[::1]:5555', 'ipc:///tmp/x.sock']) {
-    expect(validateConfig({ cameras: [camera], channel: 'zeromq', zeromqEndpoint: ep }).zeromqEndpoint).toBe(ep);
-  }
+  for (const endpoint of ['tcp://127.0.0.1:0', 'tcp://127.1.2.3:5555', 'tcp://localhost:5555', 'tcp://[::1]:5555']) expect(isLoopbackTcp(endpoint)).toBe(true);
   expect(isLoopbackTcp('tcp://128.0.0.1:5')).toBe(false);
+  // The config only names the file: a config file is checked before the flags that may give its key.
+  const camera = { id: 'cam', url: 'http://127.0.0.1:1/s.jpg', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] };
+  expect(validateConfig({ cameras: [camera], channel: 'zeromq', zeromqEndpoint: 'tcp://0.0.0.0:0', zeromqKeyFile: '/etc/tc/zeromq.key' }).zeromqKeyFile).toBe('/etc/tc/zeromq.key');
+  expect(() => validateConfig({ cameras: [camera], zeromqKeyFile: 5 })).toThrow('zeromqKeyFile: must be the path of a key file written by `traffic-counter zeromq-key FILE`, got 5');
 });
 
-test('`run` refuses a non-loopback tcp:// endpoint without a key, naming the fix', async () => {
-  const r = await runCli(['run', '--channel', 'zeromq', '--zeromq-endpoint', 'tcp://0.0.0.0:0', '--duration', '1']);
+test('`run` refuses a non-loopback tcp:// endpoint without a key, naming the fix, and starts with --zeromq-key-file', async () => {
+  const dir = tempDir();
+  const config = join(dir, 'config.json');
+  const camera = { id: 'cam', url: 'http://127.0.0.1:1/s.jpg', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] };
+  writeFileSync(config, JSON.stringify({ cameras: [camera], channel: 'zeromq', zeromqEndpoint: 'tcp://0.0.0.0:0', db: join(dir, 'counts.db') }));
+  const r = await runCli(['run', '--config', config, '--duration', '1']);
   expect(r.code).toBe(2);
-  expect(r.stderr).toContain('--zeromq-endpoint: "tcp://0.0.0.0:0" lets any machine that reaches it in as a decoder');
+  expect(r.stderr).toContain('zeromqEndpoint: "tcp://0.0.0.0:0" lets any machine that reaches it in as a decoder');
   expect(r.stderr).toContain('`traffic-counter zeromq-key FILE`');
+  const keyFile = join(dir, 'zeromq.key');
+  await writeZeromqKeyFile(keyFile);
+  const ok = await runCli(['run', '--config', config, '--zeromq-key-file', keyFile, '--duration', '1']);
+  expect(ok.stderr).toMatch(/decoders connect to tcp:\/\/0\.0\.0\.0:\d+ with --key-file and a copy of /);
+  expect(ok.code).toBe(0);
 });
 
 test('`zeromq-key FILE` writes a key file with mode 0600 and refuses to overwrite one', async () => {

@@ -12,6 +12,7 @@ import { startHttpServer } from '../server/http-server.js';
 import { probeCameraSize } from '../source/probe-camera-size.js';
 import { hideUrlPassword } from '../source/camera-url.js';
 import { ConfigError, UsageError } from '../errors.js';
+import { requireKeyForEndpoint } from '../channel/zeromq-key.js';
 
 const HELP = `Usage: traffic-counter run [--config FILE] [--camera URL] [--db FILE] [options]
 
@@ -109,6 +110,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       process.stderr.write(`simulated camera at ${sim.url}/snapshot.jpg (truth: ${sim.url}/truth.json)\n`);
     }
     const config = applyOverrides(base, overrides, true);
+    // Before anything listens (the channel checks it too, when it binds).
+    if (config.channel === 'zeromq') requireKeyForEndpoint(config.zeromqEndpoint, config.zeromqKeyFile);
 
     const log = {
       info: (m: string) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`),

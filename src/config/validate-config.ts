@@ -3,7 +3,6 @@
 
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
-import { requireKeyForEndpoint } from '../channel/zeromq-key.js';
 import { CAMERA_DEFAULTS, DAEMON_DEFAULTS, decodeMemoryFor } from './defaults.js';
 import type { CameraConfig, Config, LineConfig, Point } from './config-types.js';
 import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
@@ -345,15 +344,15 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
       `decoders: 0 local decoders needs a zeromqEndpoint "tcp://HOST:PORT" that remote \`traffic-counter decoder --connect\` processes can reach, got ${zeromqEndpoint ? JSON.stringify(zeromqEndpoint) : 'the private ipc:// default'}; set zeromqEndpoint (--zeromq-endpoint) to tcp://, or decoders to 1 or more`,
     );
   }
-  const zeromqKeyFile = (raw.zeromqKeyFile as string | undefined) ?? d.zeromqKeyFile;
-  if (channel === 'zeromq') requireKeyForEndpoint(zeromqEndpoint, zeromqKeyFile);
   return Object.freeze({
     cameras,
     db: (raw.db as string | undefined) ?? d.db,
     channel,
     ipcSerialization: oneOf(raw, 'ipcSerialization', '', d.ipcSerialization, ['advanced', 'json'] as const),
     zeromqEndpoint: (raw.zeromqEndpoint as string | undefined) ?? d.zeromqEndpoint,
-    zeromqKeyFile,
+    // A non-loopback tcp:// endpoint needs one, checked where the endpoint is bound (see requireKeyForEndpoint): not
+    // here, where a config file is checked before the flags that may give its key, and replay and eval never bind it.
+    zeromqKeyFile: (raw.zeromqKeyFile as string | undefined) ?? d.zeromqKeyFile,
     decoder: oneOf(raw, 'decoder', '', d.decoder, DECODERS),
     decoders,
     decodeScale: validateDecodeScale(raw, cameras),
