@@ -119,3 +119,30 @@ test('a database from before each line had its monitored time (version 3): old r
   // a's row from before is still unknown for the line (NULL + its later slots): never a part read as the whole.
   expect(db.prepare('SELECT line_id, monitored_ms FROM counts_hour ORDER BY line_id').raw().all()).toEqual([['a', null], ['b', 90_000]]);
 });
+
+test('a line taken out at the upgrade from version 3 keeps its camera\'s time up to then, not the camera\'s time after it', () => {
+  const file = tempDb();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const old = new Database(file);
+  for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
+  old.pragma('user_version = 3');
+  // Lines a and b counted 08:00–08:10:30 with the camera watched all that time.
+  const minute = Date.UTC(2024, 4, 1, 8, 10);
+  old.prepare("INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES ('cam', 1000, 0)").run();
+  for (const id of ['a', 'b']) old.prepare("INSERT INTO lines (camera_id, line_id, from_x, from_y, to_x, to_y) VALUES ('cam', ?, 0, 0, 10, 0)").run(id);
+  for (const [table, start, ms] of [['minute', minute, 30_000], ['hour', Date.UTC(2024, 4, 1, 8), 630_000], ['day', Date.UTC(2024, 4, 1), 630_000]] as const) {
+    for (const id of ['a', 'b']) old.prepare(`INSERT INTO counts_${table} (camera_id, line_id, bucket_start_ms) VALUES ('cam', ?, ?)`).run(id, start);
+    old.prepare(`INSERT INTO frames_${table} (camera_id, bucket_start_ms, frames_expected, frames_received, monitored_ms) VALUES ('cam', ?, ?, ?, ?)`).run(start, ms / 1_000, ms / 1_000, ms);
+  }
+  old.close();
+  // Upgraded at a restart at 08:10:30 with line a taken out: b counted to 08:12.
+  const store = CountStore.open(file);
+  store.registerCamera({ id: 'cam', pollIntervalMs: 1_000, lines: [{ id: 'b', from: [0, 0], to: [10, 0] }] });
+  for (let t = minute + 30_000; t < minute + 120_000; t += 1_000) store.addFrameTicks('cam', t, { expected: 1, received: 1 });
+  store.close();
+  const query = (bucket: string) => queryCounts(file, parseQueryParams({ bucket }, 'cli')).map((r) => [r.start.slice(11, 16), r.lineId, r.monitoredMs]);
+  // a read 720,000 ms for the hour and the day (and the camera's whole day from then on) before.
+  expect(query('minute')).toEqual([['08:10', 'a', 30_000], ['08:10', 'b', 60_000], ['08:11', 'b', 60_000]]);
+  expect(query('hour')).toEqual([['08:00', 'a', 630_000], ['08:00', 'b', 720_000]]);
+  expect(query('day')).toEqual([['00:00', 'a', 630_000], ['00:00', 'b', 720_000]]);
+});

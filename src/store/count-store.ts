@@ -321,6 +321,22 @@ export class CountStore implements AsyncDisposable {
           `INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES (?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET poll_interval_ms = excluded.poll_interval_ms, updated_ms = excluded.updated_ms`,
         ).run(cam.id, cam.pollIntervalMs, Date.now());
+        // A line out of this configuration stops adding monitored time; but a row of it written before schema version 4
+        // (NULL) reads its camera's time, which goes on growing with the camera's: in the camera's latest buckets it
+        // keeps the camera's time up to now instead (a line taken out at the upgrade read the whole day after it).
+        const kept = new Set(cam.lines.map((l) => l.id));
+        const leaving = stored.map((r) => r.id).filter((id) => !kept.has(id));
+        if (leaving.length > 0) {
+          for (const b of BUCKETS) {
+            const freeze = db.prepare(
+              `UPDATE counts_${b} SET monitored_ms = (SELECT f.monitored_ms FROM frames_${b} f
+                 WHERE f.camera_id = counts_${b}.camera_id AND f.bucket_start_ms = counts_${b}.bucket_start_ms)
+               WHERE camera_id = ? AND line_id = ? AND monitored_ms IS NULL
+                 AND bucket_start_ms >= (SELECT MAX(bucket_start_ms) FROM frames_${b} WHERE camera_id = ?)`,
+            );
+            for (const id of leaving) freeze.run(cam.id, id, cam.id);
+          }
+        }
         db.prepare('UPDATE lines SET active = 0 WHERE camera_id = ?').run(cam.id);
         const upsert = db.prepare(
           `INSERT INTO lines (camera_id, line_id, from_x, from_y, to_x, to_y, active) VALUES (?, ?, ?, ?, ?, ?, 1)
