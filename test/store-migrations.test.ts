@@ -91,7 +91,9 @@ test('a database from before each line had its monitored time (version 3): old r
   const old = new Database(file);
   for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
   old.pragma('user_version = 3');
-  // Line a counted 08:00–08:10:30 with the camera watched all that time.
+  // Line a counted 08:00–08:10:30 with the camera watched all that time (registered, as the daemon does).
+  old.prepare("INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES ('cam', 1000, 0)").run();
+  old.prepare("INSERT INTO lines (camera_id, line_id, from_x, from_y, to_x, to_y) VALUES ('cam', 'a', 0, 0, 10, 0)").run();
   const minute = Date.UTC(2024, 4, 1, 8, 10);
   for (const [table, start, ms] of [['minute', minute, 30_000], ['hour', Date.UTC(2024, 4, 1, 8), 630_000], ['day', Date.UTC(2024, 4, 1), 630_000]] as const) {
     old.prepare(`INSERT INTO counts_${table} (camera_id, line_id, bucket_start_ms, in_count, in_car) VALUES ('cam', 'a', ?, 2, 2)`).run(start);

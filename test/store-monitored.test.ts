@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect, onTestFinished, test, vi } from 'vitest';
 import { Database } from '../dist/src/store/sqlite-driver.js';
 import { startHttpServer } from '../dist/src/server/index.js';
-import { CountReader, CountStore, MIGRATIONS, SCHEMA_VERSION, formatCounts, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
+import { type CameraRegistration, CountReader, CountStore, MIGRATIONS, SCHEMA_VERSION, formatCounts, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
 import { TimeZone } from '../dist/src/store/time-zone.js';
 import { tempDir } from './helpers/temp-dir.js';
 
@@ -221,7 +221,8 @@ test('a poll cut short by the shutdown takes its slot back from every active lin
   onTestFinished(() => void db.close());
   const stored = (): unknown[] =>
     db.prepare("SELECT 'counts_' || c.line_id, c.monitored_ms, f.monitored_ms FROM counts_hour c JOIN frames_hour f USING (camera_id, bucket_start_ms) ORDER BY 1").raw().all();
-  expect(stored()).toEqual([['counts_a', 30_000, 30_000], ['counts_b', 30_000, 30_000]]);
+  // Both lines were counted all along: they read the camera's time (NULL stored: no write per line and slot).
+  expect(stored()).toEqual([['counts_a', null, 30_000], ['counts_b', null, 30_000]]);
   expect(reader(file)({ bucket: 'minute' }).map((r) => [r.lineId, r.framesExpected, r.monitoredMs])).toEqual([['a', 15, 30_000], ['b', 15, 30_000]]);
 
   // A run that did not register the camera cannot tell its slots' time: its minute becomes unknown on the lines too.
@@ -229,6 +230,35 @@ test('a poll cut short by the shutdown takes its slot back from every active lin
   store.addFrameTicks('cam1', T0 + 40_000, { expected: 1 });
   store.close();
   expect(reader(file)({ bucket: 'minute' }).map((r) => [r.lineId, r.framesExpected, r.monitoredMs])).toEqual([['a', 16, null], ['b', 16, null]]);
+});
+
+test('lines taken out, added and put back at restarts within a minute each read the time they were counted for', () => {
+  const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+  const B = { id: 'b', from: [0, 5], to: [10, 5] } as const;
+  const run = (lines: CameraRegistration['lines'], fromMs: number, cut = false): void => {
+    const store = CountStore.open(file);
+    store.registerCamera({ id: 'cam1', pollIntervalMs: 2_000, lines });
+    monitor(store, 2_000, fromMs, 10_000);
+    if (cut) {
+      // A poll the shutdown cut short: written, then taken back from the camera and from the lines holding their own.
+      store.addFrameTicks('cam1', fromMs + 10_000, { expected: 1 });
+      store.flush();
+      store.withdrawExpected('cam1', fromMs + 10_000);
+    }
+    store.close();
+  };
+  run([...LINES, B], T0); // 08:00:00–10: a and b
+  run(LINES, T0 + 10_000); // 08:00:10–20: b taken out
+  run([...LINES, B], T0 + 20_000, true); // 08:00:20–30: b put back
+  run([{ ...B, id: 'c' }, ...LINES], T0 + 30_000, true); // 08:00:30–40: b out again, c added
+  const q = reader(file);
+  for (const bucket of ['minute', 'hour', 'day', '15min']) {
+    expect(q({ bucket }).map((r) => [r.lineId, r.framesExpected, r.monitoredMs]), bucket).toEqual([['a', 20, 40_000], ['b', 20, 20_000], ['c', 20, 10_000]]);
+  }
+  const db = new Database(file, { readonly: true });
+  onTestFinished(() => void db.close());
+  // The line there all along holds no time of its own (it reads the camera's): no write for it per poll slot.
+  expect(db.prepare("SELECT line_id, monitored_ms FROM counts_minute ORDER BY line_id").raw().all()).toEqual([['a', null], ['b', 20_000], ['c', 10_000]]);
 });
 
 test('/api/counts carries monitoredMs and monitored in JSON and CSV', async () => {

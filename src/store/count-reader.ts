@@ -21,8 +21,8 @@ interface RawRow {
   frames_expected: number | null;
   frames_moved: number | null;
   /**
-   * The line's, or its camera's in rows written before schema version 4; null when unknown: written before version 3,
-   * or no frame accounting (see countSql).
+   * The line's own, or its camera's where the line holds none (counted for all the camera's time, or a row written
+   * before schema version 4); null when unknown: written before version 3, or no frame accounting (see countSql).
    */
   monitored_ms: number | null;
   /** The CLASS_COLUMNS, by name. */
@@ -45,14 +45,11 @@ const LENGTH_MS: Readonly<Record<QueryBucket, number>> = { ...BUCKET_MS, '15min'
 // version 3, or no frames row at all), and so is a quarter's sum if any of its minutes is: never a part read as the
 // whole.
 //
-// Whose monitored time: the line's own from version 4 (c.monitored_ms, the poll slots while the line was in the
-// configuration: a line added at a restart within a bucket holds the part it was counted for), the camera's before
-// (f.monitored_ms). A line row written before version 4 has NULL and reads the camera's time, as it did before the
-// upgrade; so does a bucket that straddles the upgrade (line NULL + its later slots stays NULL, the camera's known):
-// right for a line counted the whole bucket, while one added in that bucket reads the camera's whole time, as every
-// bucket read before the upgrade. Accepted: one bucket of each size per line, once.
-// Where the camera's is unknown (no frames row, or a camera not registered), so is the line's: a line row can be
-// known with no frames row only from its counts (0 ms, no poll slot of its camera), which is no measurement.
+// Whose monitored time (version 4): a line's row holds its own (c.monitored_ms) only where the line was not in the
+// configuration for all the time its camera was monitored in the bucket (added, taken out or put back at a restart
+// within it; see CountStore's lineMonitored); otherwise NULL, and it reads the camera's (f.monitored_ms), as every
+// row written before version 4 does (the store's registerCamera keeps the camera's time up to then in the rows of a
+// line taken out). Where the camera's is unknown (no frames row, or a camera not registered), so is the line's.
 function monitoredMs(version: number): string {
   if (version < 3) return 'NULL';
   if (version < 4) return 'f.monitored_ms';

@@ -128,8 +128,14 @@ interface Statements {
   cameraIds: Statement;
   upsertCounts: Record<Bucket, Statement>;
   upsertFrames: Record<Bucket, Statement>;
-  /** A monitored bucket's row for every active line of the camera, with the monitored time added to it. */
-  lineMonitored: Record<Bucket, Statement>;
+  /** A monitored bucket's row for every active line of the camera ("nothing crossed" reads as 0, not as missing). */
+  zeroRows: Record<Bucket, Statement>;
+  /** Adds monitored time to a line's row that holds its own (see lineMonitored). */
+  addLineMonitored: Record<Bucket, Statement>;
+  /** Gives a line joining a bucket already monitored its own monitored time, from 0 (see #joining). */
+  joinLine: Record<Bucket, Statement>;
+  /** Whether the camera has a frames row for the bucket already. */
+  framesRow: Record<Bucket, Statement>;
 }
 
 function floorTo(ms: number, step: number): number {
@@ -147,13 +153,14 @@ function bad(message: string): StoreError {
 function prepareStatements(db: Db): Statements {
   const upsertCounts = {} as Record<Bucket, Statement>;
   const upsertFrames = {} as Record<Bucket, Statement>;
-  const lineMonitored = {} as Record<Bucket, Statement>;
+  const zeroRows = {} as Record<Bucket, Statement>;
+  const addLineMonitored = {} as Record<Bucket, Statement>;
+  const joinLine = {} as Record<Bucket, Statement>;
+  const framesRow = {} as Record<Bucket, Statement>;
   for (const b of BUCKETS) {
     upsertCounts[b] = db.prepare(
-      // monitored_ms: a new row starts at 0, known; the poll slots add to it (lineMonitored). A row written before
-      // migration 4 keeps its NULL.
-      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, ${COUNT_COLS.join(', ')}, monitored_ms)
-       VALUES (?, ?, ?, ${COUNT_COLS.map(() => '?').join(', ')}, 0)
+      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, ${COUNT_COLS.join(', ')})
+       VALUES (?, ?, ?, ${COUNT_COLS.map(() => '?').join(', ')})
        ON CONFLICT (camera_id, line_id, bucket_start_ms) DO UPDATE SET
        ${COUNT_COLS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`,
     );
@@ -164,14 +171,23 @@ function prepareStatements(db: Db): Statements {
        ON CONFLICT (camera_id, bucket_start_ms) DO UPDATE SET
        ${FRAME_COLS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, monitored_ms = monitored_ms + excluded.monitored_ms`,
     );
-    // A monitored bucket gets a row for every active line, so "nothing crossed" reads as 0, not as missing, and each
-    // active line gets the poll slots' monitored time, as the camera's frames row does: a line added at a restart
-    // within the bucket holds the part it was counted for only. Unknown stays unknown (NULL + x), as in frames_.
-    lineMonitored[b] = db.prepare(
-      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, monitored_ms)
-       SELECT camera_id, line_id, ?, ? FROM lines WHERE camera_id = ? AND active = 1
-       ON CONFLICT (camera_id, line_id, bucket_start_ms) DO UPDATE SET monitored_ms = monitored_ms + excluded.monitored_ms`,
+    // A monitored bucket gets a row for every active line, so "nothing crossed" reads as 0, not as missing.
+    zeroRows[b] = db.prepare(
+      `INSERT OR IGNORE INTO counts_${b} (camera_id, line_id, bucket_start_ms)
+       SELECT camera_id, line_id, ? FROM lines WHERE camera_id = ? AND active = 1`,
     );
+    // A line's monitored_ms (schema 4): NULL while the line was in the configuration for as long as its camera was
+    // monitored in the bucket (the reader then shows the camera's), its own time otherwise (see lineMonitored). Only
+    // rows holding their own are written per poll slot: a line counted all along costs no write.
+    addLineMonitored[b] = db.prepare(
+      `UPDATE counts_${b} SET monitored_ms = monitored_ms + ?
+       WHERE camera_id = ? AND line_id = ? AND bucket_start_ms = ? AND monitored_ms IS NOT NULL`,
+    );
+    joinLine[b] = db.prepare(
+      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, monitored_ms) VALUES (?, ?, ?, 0)
+       ON CONFLICT (camera_id, line_id, bucket_start_ms) DO UPDATE SET monitored_ms = COALESCE(monitored_ms, 0)`,
+    );
+    framesRow[b] = db.prepare(`SELECT 1 FROM frames_${b} WHERE camera_id = ? AND bucket_start_ms = ?`).pluck();
   }
   const insertEvent = db.prepare(
     `INSERT INTO events (camera_id, line_id, direction, time_ms, track_id, vehicle_class, area_px,
@@ -181,7 +197,7 @@ function prepareStatements(db: Db): Statements {
   // The (camera_id, time_ms) index finds them without a scan of the table.
   const pruneEvents = db.prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE camera_id = ? AND time_ms < ? ORDER BY time_ms LIMIT ?)');
   const cameraIds = db.prepare('SELECT id FROM cameras ORDER BY id').pluck();
-  return { insertEvent, pruneEvents, cameraIds, upsertCounts, upsertFrames, lineMonitored };
+  return { insertEvent, pruneEvents, cameraIds, upsertCounts, upsertFrames, zeroRows, addLineMonitored, joinLine, framesRow };
 }
 
 /**
@@ -213,6 +229,12 @@ export class CountStore implements AsyncDisposable {
   #lines = new Map<string, Set<string>>();
   /** Each registered camera's poll interval (ms): the time an expected frame stands for (monitored_ms). */
   #intervals = new Map<string, number>();
+  /**
+   * Per camera, the lines this registration added to its configuration (not active before), and the bucket sizes whose
+   * first monitored bucket of this run is still to be written: where the camera was monitored earlier in that bucket
+   * without them, they get their own monitored time there (from 0), not the camera's (see lineMonitored).
+   */
+  #joining = new Map<string, { lines: string[]; buckets: Set<Bucket> }>();
   #closed = false;
   /** When the flushes began to fail (ms since the epoch), and how many have failed since; null while they work. */
   #failingSince: number | null = null;
@@ -304,10 +326,11 @@ export class CountStore implements AsyncDisposable {
     }
     const db = this.#db;
     const redrawn: LineRedrawn[] = [];
+    let joining: string[] = [];
     try {
       db.transaction(() => {
-        const stored = db.prepare('SELECT line_id AS id, from_x, from_y, to_x, to_y FROM lines WHERE camera_id = ?').all(cam.id) as {
-          id: string; from_x: number; from_y: number; to_x: number; to_y: number;
+        const stored = db.prepare('SELECT line_id AS id, from_x, from_y, to_x, to_y, active FROM lines WHERE camera_id = ?').all(cam.id) as {
+          id: string; from_x: number; from_y: number; to_x: number; to_y: number; active: number;
         }[];
         const byId = new Map(stored.map((r) => [r.id, r]));
         for (const l of cam.lines) {
@@ -321,9 +344,12 @@ export class CountStore implements AsyncDisposable {
           `INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES (?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET poll_interval_ms = excluded.poll_interval_ms, updated_ms = excluded.updated_ms`,
         ).run(cam.id, cam.pollIntervalMs, Date.now());
-        // A line out of this configuration stops adding monitored time; but a row of it written before schema version 4
-        // (NULL) reads its camera's time, which goes on growing with the camera's: in the camera's latest buckets it
-        // keeps the camera's time up to now instead (a line taken out at the upgrade read the whole day after it).
+        // A line out of this configuration stops adding monitored time; but a row of it that reads its camera's time
+        // (NULL: the line was counted for as long as the camera was watched, or a row from before schema version 4)
+        // would go on growing with the camera's: in the camera's latest buckets it keeps the camera's time up to now
+        // instead (a line taken out at 14:00 read its whole day monitored).
+        const wasActive = new Set(stored.filter((r) => r.active === 1).map((r) => r.id));
+        joining = cam.lines.map((l) => l.id).filter((id) => !wasActive.has(id));
         const kept = new Set(cam.lines.map((l) => l.id));
         const leaving = stored.map((r) => r.id).filter((id) => !kept.has(id));
         if (leaving.length > 0) {
@@ -351,6 +377,8 @@ export class CountStore implements AsyncDisposable {
     }
     this.#lines.set(cam.id, new Set(cam.lines.map((l) => l.id)));
     this.#intervals.set(cam.id, cam.pollIntervalMs);
+    if (joining.length > 0) this.#joining.set(cam.id, { lines: joining, buckets: new Set(BUCKETS) });
+    else this.#joining.delete(cam.id);
     return redrawn;
   }
 
@@ -468,6 +496,8 @@ export class CountStore implements AsyncDisposable {
     const counts = [...this.#counts.values()];
     const frames = [...this.#frames.values()];
     const s = this.#stmts;
+    /** The lines' first buckets of this run written by this flush (see #joining): settled once it commits. */
+    const joined: [string, Bucket][] = [];
     try {
       this.#db
         .transaction(() => {
@@ -513,8 +543,8 @@ export class CountStore implements AsyncDisposable {
             }
             for (const a of f.values()) {
               const monitored = a.m === null ? null : Math.round(a.m);
+              this.#lineMonitored(bucket, a.cameraId, a.startMs, monitored, joined);
               s.upsertFrames[bucket].run(a.cameraId, a.startMs, ...a.f, monitored);
-              s.lineMonitored[bucket].run(a.startMs, monitored, a.cameraId);
             }
           }
         })
@@ -530,6 +560,11 @@ export class CountStore implements AsyncDisposable {
       );
     }
     // Only now is the batch durable (committed); anything added meanwhile is impossible (synchronous).
+    for (const [cameraId, bucket] of joined) {
+      const j = this.#joining.get(cameraId);
+      j?.buckets.delete(bucket);
+      if (j?.buckets.size === 0) this.#joining.delete(cameraId);
+    }
     this.#events = [];
     this.#counts.clear();
     this.#frames.clear();
@@ -540,6 +575,24 @@ export class CountStore implements AsyncDisposable {
       this.#failedInARow = 0;
       this.#onRecover?.(info);
     }
+  }
+
+  /**
+   * The lines' share of a poll slot's monitored time in a bucket, written before the camera's frames row. A line
+   * counted for as long as its camera was monitored in the bucket keeps NULL there (the reader shows the camera's
+   * time): no write per slot. A line added at a restart within a bucket the camera was monitored in already (a frames
+   * row exists before this run's first write to it) gets its own, from 0, and each slot adds to it, as to a row that
+   * holds its own time for any other reason (a line taken out and put back, see registerCamera).
+   */
+  #lineMonitored(bucket: Bucket, cameraId: string, startMs: number, monitored: number | null, joined: [string, Bucket][]): void {
+    const s = this.#stmts;
+    const j = this.#joining.get(cameraId);
+    if (j?.buckets.has(bucket)) {
+      if (s.framesRow[bucket].get(cameraId, startMs) !== undefined) for (const line of j.lines) s.joinLine[bucket].run(cameraId, line, startMs);
+      joined.push([cameraId, bucket]);
+    }
+    s.zeroRows[bucket].run(startMs, cameraId);
+    for (const line of this.#lines.get(cameraId) ?? []) s.addLineMonitored[bucket].run(monitored, cameraId, line, startMs);
   }
 
   #flushQuietly(): void {

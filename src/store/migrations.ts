@@ -97,8 +97,9 @@ ${rollupTables('day')}
   ['minute', 'hour', 'day'].map((b) => `ALTER TABLE frames_${b} ADD COLUMN monitored_ms INTEGER;`).join('\n'),
   // 4: how long each line was monitored in the bucket: the poll slots of its camera while the line was in the
   // configuration. A line added at a restart within a bucket was counted for part of it only, and read its camera's
-  // time for the whole (a line added at 14:00 read its day 100% monitored with 10 hours counted). NULL, unknown, in
-  // the rows written before: the reader shows the camera's time for them, as it did.
+  // time for the whole (a line added at 14:00 read its day 100% monitored with 10 hours counted). NULL where the line
+  // was configured all the time its camera was monitored, and in the rows written before: the reader shows the
+  // camera's time for them, as it did.
   ['minute', 'hour', 'day'].map((b) => `ALTER TABLE counts_${b} ADD COLUMN monitored_ms INTEGER;`).join('\n'),
 ]);
 

@@ -66,8 +66,8 @@ export interface CountRow {
   /**
    * How long the bucket was monitored (ms): the daemon running with the camera and this line configured, whether or
    * not the camera answered; each expected frame stands for its poll interval. Uptime is over this time only: an hour
-   * at 100% uptime that was monitored for a minute holds a minute's traffic. The camera's time in buckets written
-   * before schema version 4 (see countSql). Null when unknown: buckets written before schema version 3 (and those in
+   * at 100% uptime that was monitored for a minute holds a minute's traffic. The camera's time where the line was configured
+   * for all of it, and in buckets written before schema version 4 (see countSql). Null when unknown: buckets written before schema version 3 (and those in
    * part before it), or with no frame accounting.
    */
   readonly monitoredMs: number | null;
