@@ -1,11 +1,12 @@
 // The zeromq channel's key (CURVE): with zeromqKeyFile, only decoders holding a copy of the key file get work; a
 // decoder with another key is told that the daemon refused it; a non-loopback tcp:// endpoint needs a key.
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { ZeromqChannel } from '../dist/src/channel/zeromq-channel.js';
 import { readZeromqKeyFile, writeZeromqKeyFile, isLoopbackTcp } from '../dist/src/channel/zeromq-key.js';
 import { runZeromqDecoder } from '../dist/src/decode/zeromq-decoder.js';
+import { ZapHandler } from '../dist/src/channel/zeromq-zap.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { LIMITS, makeJpeg, sha1 } from './helpers/jpeg-fixtures.js';
 import { runCli, startCli } from './helpers/run-cli.js';
@@ -236,4 +237,81 @@ test('a key file that is missing, open to others or malformed is refused, naming
   const r = await runCli(['decoder', '--connect', 'tcp://127.0.0.1:1', '--key-file', file]);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain(`run \`chmod 600 ${file}\``);
+});
+
+test('with no key check (ZAP handler) bound, a client with a key pair of its own is refused, not let in', async () => {
+  // libzmq's CURVE server lets in any client that knows its public key when no ZAP handler is bound in its context,
+  // unless zapEnforceDomain is set: the channel must fail closed if its handler is ever missing.
+  const start = ZapHandler.start;
+  (ZapHandler as unknown as { start: unknown }).start = async () => ({ close: async () => {} });
+  onTestFinished(() => void ((ZapHandler as unknown as { start: unknown }).start = start));
+  const { ch, keyFile } = await keyedChannel();
+  const daemonKey = readZeromqKeyFile(keyFile, 'test');
+  const own = await writeZeromqKeyFile(join(tempDir(), 'own.key'));
+  const ac = new AbortController();
+  const running = runZeromqDecoder({ connect: ch.endpoint, decoder: 'jpeg-js', signal: ac.signal, key: { ...own, serverKey: daemonKey.publicKey } });
+  onTestFinished(async () => {
+    ac.abort();
+    await running;
+  });
+  await new Promise((r) => setTimeout(r, 1_500));
+  expect(ch.decoderCount).toBe(0);
+});
+
+test('a decoder refused by a daemon without a key connects once that daemon is restarted with its key file', async () => {
+  // libzmq does not retry an endpoint after a mechanism mismatch or a refusal by the key check.
+  const keyless = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
+  await keyless.start();
+  const endpoint = keyless.endpoint;
+  const keyFile = join(tempDir(), 'daemon.key');
+  await writeZeromqKeyFile(keyFile);
+  const dec = startCli(['decoder', '--connect', endpoint, '--key-file', keyFile]);
+  onTestFinished(() => void dec.proc.kill());
+  await waitFor('the refusal', () => dec.stderr().includes('refused'));
+  await keyless.close();
+  const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint, keyFile });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  await waitFor('the decoder to connect', () => ch.decoderCount === 1, 10_000);
+  submit(ch, 0);
+  const out = await ch.next();
+  expect(out?.kind === 'frame' && sha1(out.frame.data)).toBe(small.sha1);
+  expect(dec.stderr()).toContain(`connected to the analyzer at ${endpoint}`);
+});
+
+test('thousands of refused handshakes a second make a line per kind of refusal, not one per 100', async () => {
+  const { ch } = await keyedChannel();
+  const seen = warnings();
+  const { Dealer } = await import('zeromq');
+  const end = Date.now() + 3_000;
+  let made = 0;
+  await Promise.all(
+    Array.from({ length: 40 }, async () => {
+      while (Date.now() < end) {
+        const d = new Dealer({ linger: 0 });
+        d.connect(ch.endpoint);
+        made++;
+        await new Promise((r) => setTimeout(r, 20));
+        d.close();
+      }
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const refusals = seen.filter((w) => /refused a peer|hung up during the handshake/.test(w));
+  expect(made).toBeGreaterThan(1_000);
+  expect(refusals.length).toBeGreaterThan(0);
+  expect(refusals.length).toBeLessThanOrEqual(4);
+});
+
+test('a local decoder restarted after the key file was replaced keeps the key its daemon holds', async () => {
+  const { ch, keyFile } = await keyedChannel(1);
+  // A new key for the next start, written where the old one was: the running daemon still holds the old one.
+  rmSync(keyFile);
+  await writeZeromqKeyFile(keyFile);
+  const [pid] = ch.decoderPids();
+  process.kill(pid!, 'SIGKILL');
+  await waitFor('the decoder to be restarted', () => ch.decoderPids()[0] !== pid && ch.decoderCount === 1, 10_000);
+  submit(ch, 0);
+  const out = await ch.next();
+  expect(out?.kind === 'frame' && sha1(out.frame.data)).toBe(small.sha1);
 });

@@ -26,7 +26,6 @@ import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 import { readZeromqKeyFile, requireKeyForEndpoint, type ZeromqKey } from './zeromq-key.js';
 import { ZapHandler } from './zeromq-zap.js';
-import { RepeatLog } from '../repeat-log.js';
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', import.meta.url));
 /**
@@ -64,6 +63,8 @@ const MESSAGE_TYPES = new Set<unknown>(['ready', 'bye', 'frame', 'decode-error']
  */
 const HEDGE_FACTOR = 5;
 const HEDGE_MIN_MS = 300;
+/** A kind of refused peer (see #refused) is said at most this often. */
+const REFUSAL_REPEAT_MS = 60_000;
 
 /** A frame's JPEG in KB, at least 1: what a decoder's time per KB is measured and judged by (a tiny JPEG costs the fixed part). */
 function jpegKB(frame: JpegFrame): number {
@@ -153,8 +154,12 @@ export class ZeromqChannel implements FrameChannel {
   readonly #keyFile: string;
   readonly #context: Context | undefined;
   #zap: ZapHandler | undefined;
-  /** Refused peers are told rate-limited, per cause: a flood of them neither floods the log nor grows memory. */
-  readonly #refusals = new RepeatLog();
+  /**
+   * Refused peers are told rate-limited, per cause (a small fixed set): once, then at most once per
+   * REFUSAL_REPEAT_MS with the count since. Not every 100th (RepeatLog): a peer can be refused thousands of times a
+   * second, and anyone who reaches the port can do it.
+   */
+  readonly #refusals = new Map<string, { atMs: number; since: number }>();
 
   constructor(opts: ZeromqChannelOptions) {
     this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, decodeScale: 1, keyFile: '', ...stripUndefined(opts) } as Required<Omit<ZeromqChannelOptions, 'onDropped'>>;
@@ -169,7 +174,7 @@ export class ZeromqChannel implements FrameChannel {
       throw new ConfigError(`zeromqEndpoint: expected ipc:///path/to.sock or tcp://HOST:PORT, got "${ep}"`);
     }
     requireKeyForEndpoint(ep, this.#opts.keyFile);
-    // Local children are given the file's path (never the key itself, which ps would show), read from their own cwd.
+    // Local children are given the file's path to name it, and the key over their IPC pipe (see #spawn).
     this.#keyFile = this.#opts.keyFile === '' ? '' : resolve(this.#opts.keyFile);
     this.#key = this.#keyFile === '' ? undefined : readZeromqKeyFile(this.#opts.keyFile, 'zeromqKeyFile');
     // Its own context: the ZAP handler answers for every socket in its context, and two channels may run in one process.
@@ -186,14 +191,25 @@ export class ZeromqChannel implements FrameChannel {
       // that waits to send while its receive loop waits too can miss the wake-up.
       sendTimeout: 0,
       linger: 0,
-      ...(this.#key === undefined ? {} : { context: this.#context!, curveServer: true, curvePublicKey: this.#key.publicKey, curveSecretKey: this.#key.secretKey }),
+      // zapEnforceDomain: with no ZAP handler bound in its context, libzmq would let in any client that knows the
+      // public key (the "Stonehouse" pattern); enforced, it refuses every client instead: fail closed.
+      ...(this.#key === undefined
+        ? {}
+        : { context: this.#context!, curveServer: true, curvePublicKey: this.#key.publicKey, curveSecretKey: this.#key.secretKey, zapDomain: 'traffic-counter', zapEnforceDomain: true }),
     });
   }
 
-  /** A peer refused (wrong key, no key), told once per cause and then again rate-limited (see RepeatLog). */
+  /** A peer refused (wrong key, no key), told once per cause and then at most once per REFUSAL_REPEAT_MS. */
   #refused(cause: string, what: string): void {
-    const { say, since } = this.#refusals.say(cause);
-    if (say) process.emitWarning(`zeromq channel: ${what}${since > 1 ? ` (${since} refusals of this kind since last said)` : ''}`);
+    const now = Date.now();
+    const seen = this.#refusals.get(cause);
+    const since = (seen?.since ?? 0) + 1;
+    if (seen !== undefined && now - seen.atMs < REFUSAL_REPEAT_MS) {
+      seen.since = since;
+      return;
+    }
+    this.#refusals.set(cause, { atMs: now, since: 0 });
+    process.emitWarning(`zeromq channel: ${what}${since > 1 ? ` (${since} refusals of this kind since last said)` : ''}`);
   }
 
   /** With a key: the ZAP handler, and the refusals libzmq makes before asking it (no key, another server key). */
@@ -249,6 +265,9 @@ export class ZeromqChannel implements FrameChannel {
     const routingId = `local/${process.pid}/${index}/${randomBytes(4).toString('hex')}`;
     // The IPC pipe carries nothing; it makes the child exit when this process goes away.
     const proc = fork(CHILD_FILE, [this.#connectEndpoint, this.#opts.decoder, routingId, String(this.#opts.decoderNice), this.#keyFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    // The key as read at start, over the pipe (not in argv, which ps shows; nor from the file, which may have been
+    // replaced since: a decoder restarted with another key would be refused by this very channel).
+    if (this.#key !== undefined) proc.send({ type: 'key', publicKey: this.#key.publicKey, secretKey: this.#key.secretKey }, () => {});
     const dec: LocalDecoder = { index, proc, routingId, startedAt: Date.now(), crashes: prev?.crashes ?? 0, ready: false };
     this.#locals[index] = dec;
     return new Promise<void>((resolve, reject) => {

@@ -36,6 +36,8 @@ export interface ZeromqDecoderOptions {
 const NO_ANALYZER_MS = 10_000;
 /** A handshake broken off with no reason given is said to be a refusal once no clearer reason came this long after. */
 const UNCLEAR_REFUSAL_MS = 500;
+/** After a refusal libzmq does not retry by itself (see connectAgain), the decoder connects again this much later. */
+const REFUSED_RETRY_MS = 1_000;
 
 export const ZMQ_SOCKET_DEFAULTS = {
   sendHighWaterMark: 2, // messages per peer; the credit protocol keeps at most one job/frame in flight anyway
@@ -93,8 +95,31 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
     refusal = message;
     status(message);
   };
-  sock.events.on('handshake:error:auth', () => refused(false));
-  sock.events.on('handshake:error:protocol', (ev) => refused(ev.error.code === 'ERR_ZMTP_MECHANISM_MISMATCH'));
+  // libzmq gives up on an endpoint for good after a protocol error or a refusal by the daemon's key check (it does
+  // not reconnect as after a broken connection), so the decoder would stay cut off after the daemon is given the
+  // right key and restarted: it connects again itself, every REFUSED_RETRY_MS.
+  let retry: NodeJS.Timeout | undefined;
+  const connectAgain = (): void => {
+    if (retry !== undefined) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (sock.closed || opts.signal?.aborted) return;
+      try {
+        sock.disconnect(opts.connect);
+      } catch {
+        // libzmq has already dropped the endpoint
+      }
+      sock.connect(opts.connect);
+    }, REFUSED_RETRY_MS);
+  };
+  sock.events.on('handshake:error:auth', () => {
+    refused(false);
+    connectAgain();
+  });
+  sock.events.on('handshake:error:protocol', (ev) => {
+    refused(ev.error.code === 'ERR_ZMTP_MECHANISM_MISMATCH');
+    connectAgain();
+  });
   sock.events.on('handshake:error:other', () => {
     if (refusal !== undefined || unclear !== undefined) return;
     unclear = setTimeout(() => refused(false), UNCLEAR_REFUSAL_MS);
@@ -157,6 +182,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
     clearInterval(announce);
     clearTimeout(lonely);
     clearTimeout(unclear);
+    clearTimeout(retry);
     opts.signal?.removeEventListener('abort', onAbort);
     if (!sock.closed) close();
   }
