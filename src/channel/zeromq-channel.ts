@@ -191,6 +191,8 @@ export class ZeromqChannel implements FrameChannel {
       // that waits to send while its receive loop waits too can miss the wake-up.
       sendTimeout: 0,
       linger: 0,
+      // An IPv6 address (tcp://[::1]:P, tcp://[::]:P) needs the option, which libzmq leaves off ("No such device").
+      ...(ep.startsWith('tcp://[') ? { ipv6: true } : {}),
       // zapEnforceDomain: with no ZAP handler bound in its context, libzmq would let in any client that knows the
       // public key (the "Stonehouse" pattern); enforced, it refuses every client instead: fail closed.
       ...(this.#key === undefined
@@ -253,7 +255,7 @@ export class ZeromqChannel implements FrameChannel {
     }
     this.#boundEndpoint = this.#router.lastEndpoint ?? this.#bindEndpoint;
     // Local children connect to loopback when the analyzer binds every interface.
-    this.#connectEndpoint = this.endpoint.replace(/^tcp:\/\/(0\.0\.0\.0|\*)/, 'tcp://127.0.0.1');
+    this.#connectEndpoint = this.endpoint.replace(/^tcp:\/\/(0\.0\.0\.0|\*)/, 'tcp://127.0.0.1').replace(/^tcp:\/\/\[::\]/, 'tcp://[::1]');
     this.#receiving = this.#receive();
     this.#watchdog = new Watchdog(this.#opts.decodeTimeoutMs, (now, onTime) => this.#checkTimeouts(now, onTime), 2 * WATCHDOG_MS);
     await Promise.all(Array.from({ length: this.#opts.decoders }, (_, i) => this.#spawn(i)));

@@ -5,7 +5,8 @@
 // Format: a JSON object {"publicKey": Z85, "secretKey": Z85} (40 characters each, as zeromq's curveKeyPair() gives
 // them), written by `traffic-counter zeromq-key FILE` with mode 0600 and refused when group or others may read it.
 
-import { closeSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 
@@ -110,9 +111,12 @@ export async function writeZeromqKeyFile(file: string): Promise<ZeromqKey> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new ConfigError(`${file}: exists; not overwritten (the daemon and its decoders may use it): give another path, or remove it first`, { cause: err });
+    if (code === 'ENOENT') throw new ConfigError(`${file}: cannot create the file: the directory ${dirname(resolve(file))} does not exist; create it first, or give another path`, { cause: err });
     throw new ConfigError(`${file}: cannot create the file (${code ?? String(err)}); check the path`, { cause: err });
   }
   try {
+    // Whatever the umask (0277 would leave 0400, which reads as well, but not what is said).
+    fchmodSync(fd, 0o600);
     writeSync(fd, `${JSON.stringify({ publicKey: key.publicKey, secretKey: key.secretKey })}\n`);
   } finally {
     closeSync(fd);

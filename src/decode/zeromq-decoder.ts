@@ -59,6 +59,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
     ...ZMQ_SOCKET_DEFAULTS,
     routingId: opts.routingId ?? `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`,
     linger: 1_000, // ms to deliver a last frame or 'bye' after close, while an analyzer is connected (see close)
+    ...(opts.connect.startsWith('tcp://[') ? { ipv6: true } : {}),
     ...(opts.key === undefined ? {} : { curvePublicKey: opts.key.publicKey, curveSecretKey: opts.key.secretKey, curveServerKey: opts.key.serverKey }),
   });
   // Whether an analyzer is at the other end: the ZMTP handshake is done and the connection has not dropped since.
@@ -82,15 +83,20 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   // A handshake that fails is a key problem: libzmq says 'auth' when the daemon's key check refused ours, 'protocol'
   // for one side with a key and the other without, and 'other' (a broken pipe) when we used another server key, or
   // when the daemon hung up first on finding one of those.
-  const refused = (mismatch: boolean): void => {
+  // 'unclear': a broken pipe only, which a daemon with another key and one with none both cause (whichever end finds
+  // the mismatch first hangs up), so its advice covers both.
+  const refused = (why: 'auth' | 'mismatch' | 'unclear'): void => {
     clearTimeout(unclear);
     unclear = undefined;
+    const noKeyThere = 'give the daemon this key file (zeromqKeyFile), or drop --key-file';
     const message =
       opts.key === undefined
         ? `the daemon at ${opts.connect} refused this decoder: it wants a key; give this decoder the daemon's key file (--key-file)`
-        : mismatch
-          ? `the daemon at ${opts.connect} refused this decoder's key: it runs without one (no zeromqKeyFile); give the daemon this key file (zeromqKeyFile), or drop --key-file`
-          : `the daemon at ${opts.connect} refused this decoder's key: give it the daemon's key file (--key-file)`;
+        : why === 'mismatch'
+          ? `the daemon at ${opts.connect} refused this decoder's key: it runs without one (no zeromqKeyFile); ${noKeyThere}`
+          : why === 'auth'
+            ? `the daemon at ${opts.connect} refused this decoder's key: give it the daemon's key file (--key-file)`
+            : `the daemon at ${opts.connect} refused this decoder's key: give it the daemon's key file (--key-file); if the daemon runs without one, ${noKeyThere}`;
     if (message === refusal) return;
     refusal = message;
     status(message);
@@ -113,16 +119,16 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
     }, REFUSED_RETRY_MS);
   };
   sock.events.on('handshake:error:auth', () => {
-    refused(false);
+    refused('auth');
     connectAgain();
   });
   sock.events.on('handshake:error:protocol', (ev) => {
-    refused(ev.error.code === 'ERR_ZMTP_MECHANISM_MISMATCH');
+    refused(ev.error.code === 'ERR_ZMTP_MECHANISM_MISMATCH' ? 'mismatch' : 'auth');
     connectAgain();
   });
   sock.events.on('handshake:error:other', () => {
     if (refusal !== undefined || unclear !== undefined) return;
-    unclear = setTimeout(() => refused(false), UNCLEAR_REFUSAL_MS);
+    unclear = setTimeout(() => refused('unclear'), UNCLEAR_REFUSAL_MS);
     unclear.unref();
   });
   sock.events.on('disconnect', () => {
