@@ -85,24 +85,27 @@ test('a database written before frames_moved (version 1) is read as it is, and u
   expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
 });
 
-test('a database from before each line had its monitored time (version 3): old rows read the camera\'s as before, new rows the line\'s own', () => {
+test('a database from before each line had its monitored time and uptime (version 3): old rows read the camera\'s as before, new rows the line\'s own', () => {
   const file = tempDb();
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const old = new Database(file);
   for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
   old.pragma('user_version = 3');
-  // Line a counted 08:00–08:10:30 with the camera watched all that time (registered, as the daemon does).
+  // Line a counted 08:00–08:10:30 with the camera watched all that time (registered, as the daemon does), answering
+  // every other poll.
   old.prepare("INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES ('cam', 1000, 0)").run();
   old.prepare("INSERT INTO lines (camera_id, line_id, from_x, from_y, to_x, to_y) VALUES ('cam', 'a', 0, 0, 10, 0)").run();
   const minute = Date.UTC(2024, 4, 1, 8, 10);
   for (const [table, start, ms] of [['minute', minute, 30_000], ['hour', Date.UTC(2024, 4, 1, 8), 630_000], ['day', Date.UTC(2024, 4, 1), 630_000]] as const) {
     old.prepare(`INSERT INTO counts_${table} (camera_id, line_id, bucket_start_ms, in_count, in_car) VALUES ('cam', 'a', ?, 2, 2)`).run(start);
-    old.prepare(`INSERT INTO frames_${table} (camera_id, bucket_start_ms, frames_expected, frames_received, monitored_ms) VALUES ('cam', ?, ?, ?, ?)`).run(start, ms / 1_000, ms / 1_000, ms);
+    old.prepare(`INSERT INTO frames_${table} (camera_id, bucket_start_ms, frames_expected, frames_received, monitored_ms) VALUES ('cam', ?, ?, ?, ?)`).run(start, ms / 1_000, ms / 2_000, ms);
   }
   old.close();
   const query = (bucket: string) => queryCounts(file, parseQueryParams({ bucket }, 'cli')).map((r) => [r.start.slice(11, 16), r.lineId, r.monitoredMs]);
-  // Read as it is (a reader never migrates): the camera's time.
+  // Read as it is (a reader never migrates): the camera's time and uptime.
   expect(query('hour')).toEqual([['08:00', 'a', 630_000]]);
+  const uptime = (bucket: string) => queryCounts(file, parseQueryParams({ bucket }, 'cli')).map((r) => [r.lineId, r.framesReceived, r.framesExpected, r.uptime]);
+  expect(uptime('hour')).toEqual([['a', 315, 630, 0.5]]);
 
   // Upgraded at a restart at 08:10:30, with line b added: both counted to 08:12.
   const store = CountStore.open(file);
@@ -115,11 +118,24 @@ test('a database from before each line had its monitored time (version 3): old r
   expect(query('day')).toEqual([['00:00', 'a', 720_000], ['00:00', 'b', 90_000]]);
   // The quarter is summed from the minutes (only 08:10 was kept from before here).
   expect(query('15min')).toEqual([['08:00', 'a', 120_000], ['08:00', 'b', 90_000]]);
+  // Uptime likewise: a's the camera's, over the camera's frames from before and after the upgrade; b's over its own,
+  // every poll answered (it read the camera's 45 of 60 frames for 08:10, and 405 of 720 for the hour).
+  expect(uptime('minute')).toEqual([['a', 45, 60, 0.75], ['b', 30, 30, 1], ['a', 60, 60, 1], ['b', 60, 60, 1]]);
+  expect(uptime('hour')).toEqual([['a', 405, 720, 405 / 720], ['b', 90, 90, 1]]);
+  expect(uptime('day')).toEqual([['a', 405, 720, 405 / 720], ['b', 90, 90, 1]]);
+  expect(uptime('15min')).toEqual([['a', 105, 120, 105 / 120], ['b', 90, 90, 1]]);
+  expect(queryCounts(file, parseQueryParams({ bucket: 'day', tz: 'Europe/Berlin' }, 'cli')).map((r) => [r.lineId, r.framesReceived, r.framesExpected])).toEqual([
+    ['a', 405, 720],
+    ['b', 90, 90],
+  ]);
   const db = new Database(file, { readonly: true });
   onTestFinished(() => void db.close());
   expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
   // a's row from before is still unknown for the line (NULL + its later slots): never a part read as the whole.
-  expect(db.prepare('SELECT line_id, monitored_ms FROM counts_hour ORDER BY line_id').raw().all()).toEqual([['a', null], ['b', 90_000]]);
+  expect(db.prepare('SELECT line_id, monitored_ms, frames_expected, frames_received FROM counts_hour ORDER BY line_id').raw().all()).toEqual([
+    ['a', null, null, null],
+    ['b', 90_000, 90, 90],
+  ]);
 });
 
 test('a line taken out at the upgrade from version 3 keeps its camera\'s time up to then, not the camera\'s time after it', () => {
@@ -147,4 +163,8 @@ test('a line taken out at the upgrade from version 3 keeps its camera\'s time up
   expect(query('minute')).toEqual([['08:10', 'a', 30_000], ['08:10', 'b', 60_000], ['08:11', 'b', 60_000]]);
   expect(query('hour')).toEqual([['08:00', 'a', 630_000], ['08:00', 'b', 720_000]]);
   expect(query('day')).toEqual([['00:00', 'a', 630_000], ['00:00', 'b', 720_000]]);
+  // Its frames expected too: its uptime is over its own time, not over the camera's frames after it left.
+  const expected = (bucket: string) => queryCounts(file, parseQueryParams({ bucket }, 'cli')).map((r) => [r.lineId, r.framesExpected]);
+  expect(expected('minute')).toEqual([['a', 30], ['b', 60], ['b', 60]]);
+  expect(expected('hour')).toEqual([['a', 630], ['b', 720]]);
 });

@@ -127,6 +127,9 @@ test('a database from before monitored time (schema version 2) reads it as unkno
   old.exec(MIGRATIONS[0]!);
   old.exec(MIGRATIONS[1]!);
   old.pragma('user_version = 2');
+  // Its camera and line registered, as the daemon does (a line missing from the lines table is one added at the restart).
+  old.prepare("INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES ('cam1', 1000, 0)").run();
+  old.prepare("INSERT INTO lines (camera_id, line_id, from_x, from_y, to_x, to_y) VALUES ('cam1', 'a', 0, 0, 10, 0)").run();
   for (const [table, start] of [['minute', T0], ['hour', T0], ['day', Date.UTC(2024, 4, 1)]] as const) {
     old.prepare(`INSERT INTO counts_${table} (camera_id, line_id, bucket_start_ms, in_count, in_car) VALUES ('cam1', 'a', ?, 7, 7)`).run(start);
     old.prepare(`INSERT INTO frames_${table} (camera_id, bucket_start_ms, frames_expected, frames_received) VALUES ('cam1', ?, 120, 120)`).run(start);
@@ -177,25 +180,26 @@ test('a line added at a restart within a bucket reads the part it was counted fo
   const q = reader(file);
   const byLine = (raw: Record<string, string>) => q(raw).map((r) => [r.start.slice(11, 16), r.lineId, r.framesExpected, r.monitoredMs, r.monitored]);
 
+  // Its frames expected are its own too: one per second it was counted for.
   expect(byLine({ bucket: 'minute', from: '2024-05-01T08:29', to: '2024-05-01T08:32' })).toEqual([
     ['08:29', 'a', 60, 60_000, 1],
     ['08:30', 'a', 60, 60_000, 1],
-    ['08:30', 'b', 60, 30_000, 0.5],
+    ['08:30', 'b', 30, 30_000, 0.5],
     ['08:31', 'a', 60, 60_000, 1],
     ['08:31', 'b', 60, 60_000, 1],
   ]);
   expect(byLine({ bucket: 'hour' })).toEqual([
     ['08:00', 'a', 3_600, HOUR, 1],
-    ['08:00', 'b', 3_600, 29.5 * 60_000, 29.5 / 60],
+    ['08:00', 'b', 1_770, 29.5 * 60_000, 29.5 / 60],
   ]);
   expect(byLine({ bucket: 'day' })).toEqual([
     ['00:00', 'a', 3_600, HOUR, 1 / 24],
-    ['00:00', 'b', 3_600, 29.5 * 60_000, 29.5 / 1_440],
+    ['00:00', 'b', 1_770, 29.5 * 60_000, 29.5 / 1_440],
   ]);
   expect(byLine({ bucket: '15min', from: '2024-05-01T08:15' })).toEqual([
     ['08:15', 'a', 900, 15 * 60_000, 1],
     ['08:30', 'a', 900, 15 * 60_000, 1],
-    ['08:30', 'b', 900, 14.5 * 60_000, 14.5 / 15],
+    ['08:30', 'b', 870, 14.5 * 60_000, 14.5 / 15],
     ['08:45', 'a', 900, 15 * 60_000, 1],
     ['08:45', 'b', 900, 15 * 60_000, 1],
   ]);
@@ -204,6 +208,57 @@ test('a line added at a restart within a bucket reads the part it was counted fo
   // The writer's own connection (the dashboard's) reads the same.
   expect(store.query(parseQueryParams({ bucket: 'hour' }, 'cli')).map((r) => [r.lineId, r.monitored])).toEqual([['a', 1], ['b', 29.5 / 60]]);
   store.close();
+});
+
+test('a line added at a restart within a bucket reads the uptime of the time it was counted for, not its camera\'s', () => {
+  const B = { id: 'b', from: [0, 5], to: [10, 5] } as const;
+  /** Line a from 08:00, the camera answering `before`; line b added at a restart at 08:00:30, the camera answering `after` to 08:01:30. */
+  const run = (before: boolean, after: boolean): string => {
+    const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+    for (const [lines, fromMs, answers] of [[LINES, T0, before], [[...LINES, B], T0 + 30_000, after]] as const) {
+      const store = CountStore.open(file);
+      store.registerCamera({ id: 'cam1', pollIntervalMs: 1_000, lines });
+      for (let t = fromMs; t < fromMs + (fromMs === T0 ? 30_000 : 60_000); t += 1_000) store.addFrameTicks('cam1', t, { expected: 1, received: answers ? 1 : 0 });
+      store.close();
+    }
+    return file;
+  };
+  const rows = (file: string, raw: Record<string, string>) =>
+    reader(file)(raw).map((r) => [r.start.slice(11, 16), r.lineId, r.framesReceived, r.framesExpected, r.uptime, r.monitored]);
+
+  // Camera down until b was added, answering every poll since: b read 50% uptime and 50% monitored for its first
+  // minute (the camera's 30 of 60 frames), as if half its 30 s were an outage; now 100% over its own 30 s.
+  const downBefore = run(false, true);
+  expect(rows(downBefore, { bucket: 'minute' })).toEqual([
+    ['08:00', 'a', 30, 60, 0.5, 1],
+    ['08:00', 'b', 30, 30, 1, 0.5],
+    ['08:01', 'a', 30, 30, 1, 0.5],
+    ['08:01', 'b', 30, 30, 1, 0.5],
+  ]);
+  const whole = [
+    ['a', 60, 90, 60 / 90, 90_000],
+    ['b', 60, 60, 1, 60_000],
+  ];
+  const perLine = (file: string, raw: Record<string, string>) =>
+    reader(file)(raw).map((r) => [r.lineId, r.framesReceived, r.framesExpected, r.uptime, r.monitoredMs]);
+  for (const bucket of ['hour', 'day', '15min']) expect(perLine(downBefore, { bucket }), bucket).toEqual(whole);
+  // Local buckets are summed from the UTC hours (Berlin) or quarters (India, whose 13:30 hour starts at 08:00 UTC).
+  expect(perLine(downBefore, { bucket: 'day', tz: 'Europe/Berlin' })).toEqual(whole);
+  expect(perLine(downBefore, { bucket: 'hour', tz: 'Asia/Kolkata' })).toEqual(whole);
+
+  // Camera answering until b was added, down since: b read 50% uptime with 0 vehicles, a quiet road; now 0%, an outage.
+  const downAfter = run(true, false);
+  expect(rows(downAfter, { bucket: 'minute', to: '2024-05-01T08:01' })).toEqual([
+    ['08:00', 'a', 30, 60, 0.5, 1],
+    ['08:00', 'b', 0, 30, 0, 0.5],
+  ]);
+  for (const bucket of ['hour', 'day', '15min']) {
+    expect(perLine(downAfter, { bucket }), bucket).toEqual([
+      ['a', 30, 90, 1 / 3, 90_000],
+      ['b', 0, 60, 0, 60_000],
+    ]);
+  }
+  expect(perLine(downAfter, { bucket: 'day', tz: 'Europe/Berlin' }).map((r) => r.slice(0, 4))).toEqual([['a', 30, 90, 1 / 3], ['b', 0, 60, 0]]);
 });
 
 test('a poll cut short by the shutdown takes its slot back from every active line too; unknown stays unknown on the lines', () => {
@@ -253,12 +308,18 @@ test('lines taken out, added and put back at restarts within a minute each read 
   run([{ ...B, id: 'c' }, ...LINES], T0 + 30_000, true); // 08:00:30–40: b out again, c added
   const q = reader(file);
   for (const bucket of ['minute', 'hour', 'day', '15min']) {
-    expect(q({ bucket }).map((r) => [r.lineId, r.framesExpected, r.monitoredMs]), bucket).toEqual([['a', 20, 40_000], ['b', 20, 20_000], ['c', 20, 10_000]]);
+    expect(q({ bucket }).map((r) => [r.lineId, r.framesExpected, r.monitoredMs]), bucket).toEqual([['a', 20, 40_000], ['b', 10, 20_000], ['c', 5, 10_000]]);
   }
   const db = new Database(file, { readonly: true });
   onTestFinished(() => void db.close());
-  // The line there all along holds no time of its own (it reads the camera's): no write for it per poll slot.
-  expect(db.prepare("SELECT line_id, monitored_ms FROM counts_minute ORDER BY line_id").raw().all()).toEqual([['a', null], ['b', 20_000], ['c', 10_000]]);
+  // The line there all along holds no time or frames of its own (it reads the camera's): no write for it per poll slot.
+  for (const b of ['minute', 'hour', 'day']) {
+    expect(db.prepare(`SELECT line_id, monitored_ms, frames_expected, frames_received FROM counts_${b} ORDER BY line_id`).raw().all(), b).toEqual([
+      ['a', null, null, null],
+      ['b', 20_000, 10, 10],
+      ['c', 10_000, 5, 5],
+    ]);
+  }
 });
 
 test('/api/counts carries monitoredMs and monitored in JSON and CSV', async () => {

@@ -9,11 +9,12 @@ import { formatCountsPieces } from '../store/format-counts.js';
 const HELP = `Usage: traffic-counter query --db FILE --bucket minute|15min|hour|day [options]
 
 Prints vehicle counts per bucket (UTC, or local time with --tz), camera and line, with the camera's
-uptime in each bucket (frames received / frames expected), so an outage never reads as zero traffic,
-and how much of the bucket was monitored (the daemon running with the camera and line configured; of the
-whole bucket, so a bucket not over yet reads as the part of it that it is): uptime is over the camera's
-monitored time, the line's too unless the line was added or taken out within the bucket, so an hour at 100%
-uptime but 2% monitored holds about a minute of traffic. "?": not recorded (rows from before schema version 3).
+uptime in each bucket (frames received / frames expected while the line was watched), so an outage
+never reads as zero traffic, and how much of the bucket was monitored (the daemon running with the
+camera and line configured; of the whole bucket, so a bucket not over yet reads as the part of it that
+it is): uptime is over that monitored time, the line's own where it was added or taken out within the
+bucket, so an hour at 100% uptime but 2% monitored holds about a minute of traffic. "?": not recorded
+(rows from before schema version 3).
 
 Options:
   --db FILE          SQLite file written by 'traffic-counter run' (default ./data/counts.db)

@@ -130,9 +130,9 @@ interface Statements {
   upsertFrames: Record<Bucket, Statement>;
   /** A monitored bucket's row for every active line of the camera ("nothing crossed" reads as 0, not as missing). */
   zeroRows: Record<Bucket, Statement>;
-  /** Adds monitored time to a line's row that holds its own (see lineMonitored). */
+  /** Adds a poll slot's monitored time and frames to a line's row that holds its own (see lineMonitored). */
   addLineMonitored: Record<Bucket, Statement>;
-  /** Gives a line joining a bucket already monitored its own monitored time, from 0 (see #joining). */
+  /** Gives a line joining a bucket already monitored its own monitored time and frames, from 0 (see #joining). */
   joinLine: Record<Bucket, Statement>;
   /** Whether the camera has a frames row for the bucket already. */
   framesRow: Record<Bucket, Statement>;
@@ -176,16 +176,20 @@ function prepareStatements(db: Db): Statements {
       `INSERT OR IGNORE INTO counts_${b} (camera_id, line_id, bucket_start_ms)
        SELECT camera_id, line_id, ? FROM lines WHERE camera_id = ? AND active = 1`,
     );
-    // A line's monitored_ms (schema 4): NULL while the line was in the configuration for as long as its camera was
-    // monitored in the bucket (the reader then shows the camera's), its own time otherwise (see lineMonitored). Only
-    // rows holding their own are written per poll slot: a line counted all along costs no write.
+    // A line's monitored_ms, frames_expected and frames_received (schema 4): NULL, all three, while the line was in
+    // the configuration for as long as its camera was monitored in the bucket (the reader then shows the camera's),
+    // its own otherwise (see lineMonitored). Only rows holding their own are written per poll slot: a line counted all
+    // along costs no write. Holding its own is told by frames_expected: monitored_ms may be NULL beside it where the
+    // camera's time is unknown (a line taken out in a bucket written in part before schema 3: it reads unknown either
+    // way, see the freeze in registerCamera).
     addLineMonitored[b] = db.prepare(
-      `UPDATE counts_${b} SET monitored_ms = monitored_ms + ?
-       WHERE camera_id = ? AND line_id = ? AND bucket_start_ms = ? AND monitored_ms IS NOT NULL`,
+      `UPDATE counts_${b} SET monitored_ms = monitored_ms + ?, frames_expected = frames_expected + ?, frames_received = frames_received + ?
+       WHERE camera_id = ? AND line_id = ? AND bucket_start_ms = ? AND frames_expected IS NOT NULL`,
     );
     joinLine[b] = db.prepare(
-      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, monitored_ms) VALUES (?, ?, ?, 0)
-       ON CONFLICT (camera_id, line_id, bucket_start_ms) DO UPDATE SET monitored_ms = COALESCE(monitored_ms, 0)`,
+      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, monitored_ms, frames_expected, frames_received) VALUES (?, ?, ?, 0, 0, 0)
+       ON CONFLICT (camera_id, line_id, bucket_start_ms) DO UPDATE SET monitored_ms = COALESCE(monitored_ms, 0),
+         frames_expected = COALESCE(frames_expected, 0), frames_received = COALESCE(frames_received, 0)`,
     );
     framesRow[b] = db.prepare(`SELECT 1 FROM frames_${b} WHERE camera_id = ? AND bucket_start_ms = ?`).pluck();
   }
@@ -232,7 +236,7 @@ export class CountStore implements AsyncDisposable {
   /**
    * Per camera, the lines this registration added to its configuration (not active before), and the bucket sizes whose
    * first monitored bucket of this run is still to be written: where the camera was monitored earlier in that bucket
-   * without them, they get their own monitored time there (from 0), not the camera's (see lineMonitored).
+   * without them, they get their own monitored time and frames there (from 0), not the camera's (see lineMonitored).
    */
   #joining = new Map<string, { lines: string[]; buckets: Set<Bucket> }>();
   #closed = false;
@@ -344,10 +348,11 @@ export class CountStore implements AsyncDisposable {
           `INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES (?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET poll_interval_ms = excluded.poll_interval_ms, updated_ms = excluded.updated_ms`,
         ).run(cam.id, cam.pollIntervalMs, Date.now());
-        // A line out of this configuration stops adding monitored time; but a row of it that reads its camera's time
-        // (NULL: the line was counted for as long as the camera was watched, or a row from before schema version 4)
-        // would go on growing with the camera's: in the camera's latest buckets it keeps the camera's time up to now
-        // instead (a line taken out at 14:00 read its whole day monitored).
+        // A line out of this configuration stops adding monitored time and frames; but a row of it that reads its
+        // camera's (NULL: the line was counted for as long as the camera was watched, or a row from before schema
+        // version 4) would go on growing with the camera's: in the camera's latest buckets it keeps the camera's time,
+        // frames expected and received up to now instead (a line taken out at 14:00 read its whole day monitored, and
+        // the uptime of the camera's hours after it).
         const wasActive = new Set(stored.filter((r) => r.active === 1).map((r) => r.id));
         joining = cam.lines.map((l) => l.id).filter((id) => !wasActive.has(id));
         const kept = new Set(cam.lines.map((l) => l.id));
@@ -355,9 +360,9 @@ export class CountStore implements AsyncDisposable {
         if (leaving.length > 0) {
           for (const b of BUCKETS) {
             const freeze = db.prepare(
-              `UPDATE counts_${b} SET monitored_ms = (SELECT f.monitored_ms FROM frames_${b} f
-                 WHERE f.camera_id = counts_${b}.camera_id AND f.bucket_start_ms = counts_${b}.bucket_start_ms)
-               WHERE camera_id = ? AND line_id = ? AND monitored_ms IS NULL
+              `UPDATE counts_${b} SET (monitored_ms, frames_expected, frames_received) = (SELECT f.monitored_ms, f.frames_expected, f.frames_received
+                 FROM frames_${b} f WHERE f.camera_id = counts_${b}.camera_id AND f.bucket_start_ms = counts_${b}.bucket_start_ms)
+               WHERE camera_id = ? AND line_id = ? AND frames_expected IS NULL
                  AND bucket_start_ms >= (SELECT MAX(bucket_start_ms) FROM frames_${b} WHERE camera_id = ?)`,
             );
             for (const id of leaving) freeze.run(cam.id, id, cam.id);
@@ -430,8 +435,8 @@ export class CountStore implements AsyncDisposable {
   /**
    * Takes back one expected frame added at timeMs (`addFrameTicks(..., { expected: 1 })`, same timeMs so the same
    * minute): a poll that the daemon's own shutdown cut short, which the camera cannot be said to have missed. Its
-   * slot's monitored time goes with it, the camera's and its active lines', so that monitored_ms stays frames_expected
-   * × the poll interval.
+   * slot's monitored time goes with it, so that monitored_ms stays frames_expected × the poll interval: both are taken
+   * back from the camera and from those of its active lines that hold their own (see lineMonitored).
    */
   withdrawExpected(cameraId: string, timeMs: number): void {
     this.#checkFrameTick('withdrawExpected', cameraId, timeMs);
@@ -543,7 +548,7 @@ export class CountStore implements AsyncDisposable {
             }
             for (const a of f.values()) {
               const monitored = a.m === null ? null : Math.round(a.m);
-              this.#lineMonitored(bucket, a.cameraId, a.startMs, monitored, joined);
+              this.#lineMonitored(bucket, a, monitored, joined);
               s.upsertFrames[bucket].run(a.cameraId, a.startMs, ...a.f, monitored);
             }
           }
@@ -578,21 +583,25 @@ export class CountStore implements AsyncDisposable {
   }
 
   /**
-   * The lines' share of a poll slot's monitored time in a bucket, written before the camera's frames row. A line
-   * counted for as long as its camera was monitored in the bucket keeps NULL there (the reader shows the camera's
-   * time): no write per slot. A line added at a restart within a bucket the camera was monitored in already (a frames
-   * row exists before this run's first write to it) gets its own, from 0, and each slot adds to it, as to a row that
-   * holds its own time for any other reason (a line taken out and put back, see registerCamera).
+   * The lines' share of the poll slots in a bucket (monitored time, frames expected and received), written before the
+   * camera's frames row. A line counted for as long as its camera was monitored in the bucket keeps NULL there (the
+   * reader shows the camera's): no write per slot. A line added at a restart within a bucket the camera was monitored
+   * in already (a frames row exists before this run's first write to it) gets its own, from 0, and each slot adds to
+   * it, as to a row that holds its own for any other reason (a line taken out and put back, see registerCamera); a
+   * withdrawn poll (a negative expected frame) is taken back from it likewise. The other frame columns (decode errors,
+   * drops, moved frames) are the camera's only.
    */
-  #lineMonitored(bucket: Bucket, cameraId: string, startMs: number, monitored: number | null, joined: [string, Bucket][]): void {
+  #lineMonitored(bucket: Bucket, frames: FrameAgg, monitored: number | null, joined: [string, Bucket][]): void {
     const s = this.#stmts;
+    const { cameraId, startMs } = frames;
+    const [expected, received] = frames.f; // FRAME_COLS' first two
     const j = this.#joining.get(cameraId);
     if (j?.buckets.has(bucket)) {
       if (s.framesRow[bucket].get(cameraId, startMs) !== undefined) for (const line of j.lines) s.joinLine[bucket].run(cameraId, line, startMs);
       joined.push([cameraId, bucket]);
     }
     s.zeroRows[bucket].run(startMs, cameraId);
-    for (const line of this.#lines.get(cameraId) ?? []) s.addLineMonitored[bucket].run(monitored, cameraId, line, startMs);
+    for (const line of this.#lines.get(cameraId) ?? []) s.addLineMonitored[bucket].run(monitored, expected, received, cameraId, line, startMs);
   }
 
   #flushQuietly(): void {

@@ -26,8 +26,8 @@ const FRAME_COLUMNS = `
   decode_errors INTEGER NOT NULL DEFAULT 0,
   dropped INTEGER NOT NULL DEFAULT 0,
   source_errors INTEGER NOT NULL DEFAULT 0`;
-// Migration 2 adds frames_moved to every frames_ table, migration 3 monitored_ms; migration 4 adds monitored_ms to
-// every counts_ table.
+// Migration 2 adds frames_moved to every frames_ table, migration 3 monitored_ms; migration 4 adds monitored_ms,
+// frames_expected and frames_received to every counts_ table.
 
 function rollupTables(bucket: 'minute' | 'hour' | 'day'): string {
   return `
@@ -95,12 +95,15 @@ ${rollupTables('day')}
   // each expected frame adds its poll slot's length. NULL, unknown, in the rows written before: a bucket the daemon
   // ran for a minute of reads 100% uptime, and only this tells that it held a minute of traffic.
   ['minute', 'hour', 'day'].map((b) => `ALTER TABLE frames_${b} ADD COLUMN monitored_ms INTEGER;`).join('\n'),
-  // 4: how long each line was monitored in the bucket: the poll slots of its camera while the line was in the
-  // configuration. A line added at a restart within a bucket was counted for part of it only, and read its camera's
-  // time for the whole (a line added at 14:00 read its day 100% monitored with 10 hours counted). NULL where the line
-  // was configured all the time its camera was monitored, and in the rows written before: the reader shows the
-  // camera's time for them, as it did.
-  ['minute', 'hour', 'day'].map((b) => `ALTER TABLE counts_${b} ADD COLUMN monitored_ms INTEGER;`).join('\n'),
+  // 4: how long each line was monitored in the bucket, and the frames expected and received meanwhile: the poll slots
+  // of its camera while the line was in the configuration. A line added at a restart within a bucket was counted for
+  // part of it only, and read its camera's time and uptime for the whole (a line added at 14:00 read its day 100%
+  // monitored with 10 hours counted; one added at 08:00:30 to a camera down until then read 50% uptime for its 30 s
+  // of answered polls). NULL, all three, where the line was configured all the time its camera was monitored, and in
+  // the rows written before: the reader shows the camera's for them, as it did.
+  ['minute', 'hour', 'day']
+    .map((b) => ['monitored_ms', 'frames_expected', 'frames_received'].map((c) => `ALTER TABLE counts_${b} ADD COLUMN ${c} INTEGER;`).join('\n'))
+    .join('\n'),
 ]);
 
 /** The schema version this build writes and understands. */

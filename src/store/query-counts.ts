@@ -59,9 +59,16 @@ export interface CountRow {
   readonly in: number;
   readonly out: number;
   readonly total: number;
+  /**
+   * The camera's frames received and expected while the line was monitored (see monitoredMs): the camera's whole
+   * bucket where the line was configured for all of it, and in buckets written before schema version 4 (see countSql).
+   */
   readonly framesReceived: number;
   readonly framesExpected: number;
-  /** framesReceived / framesExpected capped at 1; null when no frame was expected (camera not monitored). */
+  /**
+   * framesReceived / framesExpected capped at 1, over the line's monitored time; null when no frame was expected
+   * (camera not monitored).
+   */
   readonly uptime: number | null;
   /**
    * How long the bucket was monitored (ms): the daemon running with the camera and this line configured, whether or
@@ -79,7 +86,8 @@ export interface CountRow {
   /**
    * Frames received while the camera's view did not match the one its ROI and lines were learnt on (the camera
    * was turned or zoomed, or its view blocked: see ViewCheck), and their share of framesReceived (null when none
-   * was received). The bucket's counts are unreliable where this is above 0.
+   * was received). The bucket's counts are unreliable where this is above 0. The camera's over the whole bucket, also
+   * for a line monitored for part of it (see countSql).
    */
   readonly framesMoved: number;
   readonly viewMoved: number | null;
