@@ -261,6 +261,22 @@ test('a line added at a restart within a bucket reads the uptime of the time it 
   expect(perLine(downAfter, { bucket: 'day', tz: 'Europe/Berlin' }).map((r) => r.slice(0, 4))).toEqual([['a', 30, 90, 1 / 3], ['b', 0, 60, 0]]);
 });
 
+test('a line added at a restart within a bucket reads the view-moved share of its own frames, not its camera\'s', () => {
+  const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+  // 08:00:00–30 the camera's view had moved (every frame), with line a only; at 08:00:30 the camera was put back and
+  // line b added: b's frames all show the learnt view.
+  for (const [lines, fromMs, moved] of [[LINES, T0, 1], [[...LINES, { id: 'b', from: [0, 5], to: [10, 5] }], T0 + 30_000, 0]] as const) {
+    const store = CountStore.open(file);
+    store.registerCamera({ id: 'cam1', pollIntervalMs: 1_000, lines });
+    for (let t = fromMs; t < fromMs + 30_000; t += 1_000) store.addFrameTicks('cam1', t, { expected: 1, received: 1, moved });
+    store.close();
+  }
+  // Before, b read the camera's 30 moved frames over its own 30 received: "view moved 100%" for frames that never had.
+  for (const bucket of ['minute', 'hour', 'day', '15min']) {
+    expect(reader(file)({ bucket }).map((r) => [r.lineId, r.framesMoved, r.framesReceived, r.viewMoved]), bucket).toEqual([['a', 30, 60, 0.5], ['b', 0, 30, 0]]);
+  }
+});
+
 test('a poll cut short by the shutdown takes its slot back from every active line too; unknown stays unknown on the lines', () => {
   const file = path.join(tempDir('tc-monitored-'), 'counts.db');
   let store = CountStore.open(file);

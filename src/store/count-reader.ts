@@ -20,7 +20,7 @@ interface RawRow {
   /** The line's own or its camera's, as monitored_ms (see countSql); null where the camera has no frames row. */
   frames_received: number | null;
   frames_expected: number | null;
-  /** The camera's, whatever the line's frames_received (see countSql). */
+  /** As frames_received: the line's own or its camera's (see countSql). */
   frames_moved: number | null;
   /**
    * The line's own, or its camera's where the line holds none (counted for all the camera's time, or a row written
@@ -47,25 +47,23 @@ const LENGTH_MS: Readonly<Record<QueryBucket, number>> = { ...BUCKET_MS, '15min'
 // version 3, or no frames row at all), and so is a quarter's sum if any of its minutes is: never a part read as the
 // whole.
 //
-// Whose monitored time and uptime (version 4): a line's row holds its own monitored_ms, frames_expected and
-// frames_received (c.) only where the line was not in the configuration for all the time its camera was monitored in
+// Whose monitored time, uptime and view-moved share (version 4): a line's row holds its own monitored_ms,
+// frames_expected, frames_received and frames_moved (c.) only where the line was not in the configuration for all the time its camera was monitored in
 // the bucket (added, taken out or put back at a restart within it; see CountStore's lineMonitored); otherwise NULL,
 // and it reads the camera's (f.), as every row written before version 4 does (the store's registerCamera keeps the
 // camera's up to then in the rows of a line taken out). So a line's uptime is over the time it was monitored: a line
 // added at 08:00:30 to a camera down until then reads 100% for its 30 s, not the camera's 50%. Which one is told per
 // row by c.frames_expected (see lineFrames); a 15-minute or local sum adds each minute's or hour's as chosen there.
 // Where the camera's time is unknown (no frames row, or a camera not registered), so is the line's. The other frame
-// columns (frames_moved, and decode errors, drops and source errors, not read here) stay the camera's, over the whole
-// bucket, for every line: viewMoved, the camera's moved frames over the line's received ones, can overstate the share
-// for a line holding its own (capped at 1) where the camera's view moved while the line was out.
+// columns (decode errors, drops and source errors, not read here) are the camera's only.
 function monitoredMs(version: number): string {
   if (version < 3) return 'NULL';
   if (version < 4) return 'f.monitored_ms';
   return 'CASE WHEN c.monitored_ms IS NULL THEN f.monitored_ms WHEN f.monitored_ms IS NOT NULL THEN c.monitored_ms END';
 }
 
-/** A line's frames_expected or frames_received: its own where its row holds them (version 4), else its camera's. */
-function lineFrames(column: 'frames_expected' | 'frames_received', version: number): string {
+/** A line's frames expected, received or moved: its own where its row holds them (version 4), else its camera's. */
+function lineFrames(column: 'frames_expected' | 'frames_received' | 'frames_moved', version: number): string {
   return version < 4 ? `f.${column}` : `CASE WHEN c.frames_expected IS NULL THEN f.${column} ELSE c.${column} END`;
 }
 
@@ -80,7 +78,7 @@ function countSql(bucket: QueryBucket, version: number): string {
 SELECT c.camera_id, c.line_id, ${start} AS bucket_start_ms, ${value('c.in_count', 'in_count')}, ${value('c.out_count', 'out_count')},
        ${CLASS_COLUMNS.map((col) => value(`c.${col}`, col)).join(', ')},
        ${value(lineFrames('frames_received', version), 'frames_received')}, ${value(lineFrames('frames_expected', version), 'frames_expected')},
-       ${version >= 2 ? value('f.frames_moved', 'frames_moved') : '0 AS frames_moved'},
+       ${version >= 2 ? value(lineFrames('frames_moved', version), 'frames_moved') : '0 AS frames_moved'},
        ${quarter && version >= 3 ? `CASE WHEN COUNT(*) = COUNT(${monitoredMs(version)}) THEN SUM(${monitoredMs(version)}) END` : monitoredMs(version)} AS monitored_ms
 FROM counts_${table} c
 LEFT JOIN frames_${table} f ON f.camera_id = c.camera_id AND f.bucket_start_ms = c.bucket_start_ms

@@ -176,20 +176,22 @@ function prepareStatements(db: Db): Statements {
       `INSERT OR IGNORE INTO counts_${b} (camera_id, line_id, bucket_start_ms)
        SELECT camera_id, line_id, ? FROM lines WHERE camera_id = ? AND active = 1`,
     );
-    // A line's monitored_ms, frames_expected and frames_received (schema 4): NULL, all three, while the line was in
+    // A line's monitored_ms, frames_expected, frames_received and frames_moved (schema 4): NULL, all four, while the line was in
     // the configuration for as long as its camera was monitored in the bucket (the reader then shows the camera's),
     // its own otherwise (see lineMonitored). Only rows holding their own are written per poll slot: a line counted all
     // along costs no write. Holding its own is told by frames_expected: monitored_ms may be NULL beside it where the
     // camera's time is unknown (a line taken out in a bucket written in part before schema 3: it reads unknown either
     // way, see the freeze in registerCamera).
     addLineMonitored[b] = db.prepare(
-      `UPDATE counts_${b} SET monitored_ms = monitored_ms + ?, frames_expected = frames_expected + ?, frames_received = frames_received + ?
+      `UPDATE counts_${b} SET monitored_ms = monitored_ms + ?, frames_expected = frames_expected + ?, frames_received = frames_received + ?,
+         frames_moved = frames_moved + ?
        WHERE camera_id = ? AND line_id = ? AND bucket_start_ms = ? AND frames_expected IS NOT NULL`,
     );
     joinLine[b] = db.prepare(
-      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, monitored_ms, frames_expected, frames_received) VALUES (?, ?, ?, 0, 0, 0)
+      `INSERT INTO counts_${b} (camera_id, line_id, bucket_start_ms, monitored_ms, frames_expected, frames_received, frames_moved)
+       VALUES (?, ?, ?, 0, 0, 0, 0)
        ON CONFLICT (camera_id, line_id, bucket_start_ms) DO UPDATE SET monitored_ms = COALESCE(monitored_ms, 0),
-         frames_expected = COALESCE(frames_expected, 0), frames_received = COALESCE(frames_received, 0)`,
+         frames_expected = COALESCE(frames_expected, 0), frames_received = COALESCE(frames_received, 0), frames_moved = COALESCE(frames_moved, 0)`,
     );
     framesRow[b] = db.prepare(`SELECT 1 FROM frames_${b} WHERE camera_id = ? AND bucket_start_ms = ?`).pluck();
   }
@@ -360,8 +362,8 @@ export class CountStore implements AsyncDisposable {
         if (leaving.length > 0) {
           for (const b of BUCKETS) {
             const freeze = db.prepare(
-              `UPDATE counts_${b} SET (monitored_ms, frames_expected, frames_received) = (SELECT f.monitored_ms, f.frames_expected, f.frames_received
-                 FROM frames_${b} f WHERE f.camera_id = counts_${b}.camera_id AND f.bucket_start_ms = counts_${b}.bucket_start_ms)
+              `UPDATE counts_${b} SET (monitored_ms, frames_expected, frames_received, frames_moved) =
+                 (SELECT f.monitored_ms, f.frames_expected, f.frames_received, f.frames_moved FROM frames_${b} f WHERE f.camera_id = counts_${b}.camera_id AND f.bucket_start_ms = counts_${b}.bucket_start_ms)
                WHERE camera_id = ? AND line_id = ? AND frames_expected IS NULL
                  AND bucket_start_ms >= (SELECT MAX(bucket_start_ms) FROM frames_${b} WHERE camera_id = ?)`,
             );
@@ -583,25 +585,26 @@ export class CountStore implements AsyncDisposable {
   }
 
   /**
-   * The lines' share of the poll slots in a bucket (monitored time, frames expected and received), written before the
+   * The lines' share of the poll slots in a bucket (monitored time, frames expected, received and moved), written before the
    * camera's frames row. A line counted for as long as its camera was monitored in the bucket keeps NULL there (the
    * reader shows the camera's): no write per slot. A line added at a restart within a bucket the camera was monitored
    * in already (a frames row exists before this run's first write to it) gets its own, from 0, and each slot adds to
    * it, as to a row that holds its own for any other reason (a line taken out and put back, see registerCamera); a
    * withdrawn poll (a negative expected frame) is taken back from it likewise. The other frame columns (decode errors,
-   * drops, moved frames) are the camera's only.
+   * drops, source errors) are the camera's only.
    */
   #lineMonitored(bucket: Bucket, frames: FrameAgg, monitored: number | null, joined: [string, Bucket][]): void {
     const s = this.#stmts;
     const { cameraId, startMs } = frames;
     const [expected, received] = frames.f; // FRAME_COLS' first two
+    const moved = frames.f[FRAME_COLS.indexOf('frames_moved')];
     const j = this.#joining.get(cameraId);
     if (j?.buckets.has(bucket)) {
       if (s.framesRow[bucket].get(cameraId, startMs) !== undefined) for (const line of j.lines) s.joinLine[bucket].run(cameraId, line, startMs);
       joined.push([cameraId, bucket]);
     }
     s.zeroRows[bucket].run(startMs, cameraId);
-    for (const line of this.#lines.get(cameraId) ?? []) s.addLineMonitored[bucket].run(monitored, expected, received, cameraId, line, startMs);
+    for (const line of this.#lines.get(cameraId) ?? []) s.addLineMonitored[bucket].run(monitored, expected, received, moved, cameraId, line, startMs);
   }
 
   #flushQuietly(): void {

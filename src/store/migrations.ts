@@ -27,7 +27,7 @@ const FRAME_COLUMNS = `
   dropped INTEGER NOT NULL DEFAULT 0,
   source_errors INTEGER NOT NULL DEFAULT 0`;
 // Migration 2 adds frames_moved to every frames_ table, migration 3 monitored_ms; migration 4 adds monitored_ms,
-// frames_expected and frames_received to every counts_ table.
+// frames_expected, frames_received and frames_moved to every counts_ table.
 
 function rollupTables(bucket: 'minute' | 'hour' | 'day'): string {
   return `
@@ -99,10 +99,11 @@ ${rollupTables('day')}
   // of its camera while the line was in the configuration. A line added at a restart within a bucket was counted for
   // part of it only, and read its camera's time and uptime for the whole (a line added at 14:00 read its day 100%
   // monitored with 10 hours counted; one added at 08:00:30 to a camera down until then read 50% uptime for its 30 s
-  // of answered polls). NULL, all three, where the line was configured all the time its camera was monitored, and in
+  // of answered polls), and the frames in which the view had moved (its "view moved" share is of its own frames).
+  // NULL, all four, where the line was configured all the time its camera was monitored, and in
   // the rows written before: the reader shows the camera's for them, as it did.
   ['minute', 'hour', 'day']
-    .map((b) => ['monitored_ms', 'frames_expected', 'frames_received'].map((c) => `ALTER TABLE counts_${b} ADD COLUMN ${c} INTEGER;`).join('\n'))
+    .map((b) => ['monitored_ms', 'frames_expected', 'frames_received', 'frames_moved'].map((c) => `ALTER TABLE counts_${b} ADD COLUMN ${c} INTEGER;`).join('\n'))
     .join('\n'),
 ]);
 
