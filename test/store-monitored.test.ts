@@ -352,3 +352,24 @@ test('/api/counts carries monitoredMs and monitored in JSON and CSV', async () =
   const csv = (await (await fetch(`${server.url}/api/counts?bucket=minute&format=csv`)).text()).trimEnd().split('\r\n');
   expect(csv.map((l) => l.split(',').slice(-2).join(' '))).toEqual(['monitored_ms monitored', '60000 1', '30000 0.5']);
 });
+
+test('a line added by a run that wrote no frames (it failed to start, or was killed) still joins at the next run within the bucket', () => {
+  const file = path.join(tempDir('tc-monitored-'), 'counts.db');
+  const two = [...LINES, { id: 'b', from: [0, 5], to: [10, 5] }] as const;
+  let store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 1_000, lines: LINES });
+  monitor(store, 1_000, T0, 20_000);
+  store.close();
+  // Line b registered, then no poll before the run stopped (its HTTP port in use, say).
+  store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 1_000, lines: two });
+  store.close();
+  store = CountStore.open(file);
+  store.registerCamera({ id: 'cam1', pollIntervalMs: 1_000, lines: two });
+  monitor(store, 1_000, T0 + 40_000, 20_000);
+  store.close();
+  const q = reader(file);
+  for (const bucket of ['minute', 'hour', 'day']) {
+    expect(q({ bucket }).map((r) => [r.lineId, r.monitoredMs, r.framesExpected])).toEqual([['a', 40_000, 40], ['b', 20_000, 20]]);
+  }
+});

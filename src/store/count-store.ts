@@ -239,8 +239,10 @@ export class CountStore implements AsyncDisposable {
    * Per camera, the lines this registration added to its configuration (not active before), and the bucket sizes whose
    * first monitored bucket of this run is still to be written: where the camera was monitored earlier in that bucket
    * without them, they get their own monitored time and frames there (from 0), not the camera's (see lineMonitored).
+   * Also a line active in the table but without a row in its camera's latest monitored bucket of a size: an earlier
+   * registration added it, but that run wrote no frames of the camera (it failed to start, or was killed, before).
    */
-  #joining = new Map<string, { lines: string[]; buckets: Set<Bucket> }>();
+  #joining = new Map<string, Map<Bucket, string[]>>();
   #closed = false;
   /** When the flushes began to fail (ms since the epoch), and how many have failed since; null while they work. */
   #failingSince: number | null = null;
@@ -332,7 +334,7 @@ export class CountStore implements AsyncDisposable {
     }
     const db = this.#db;
     const redrawn: LineRedrawn[] = [];
-    let joining: string[] = [];
+    const joining = new Map<Bucket, string[]>();
     try {
       db.transaction(() => {
         const stored = db.prepare('SELECT line_id AS id, from_x, from_y, to_x, to_y, active FROM lines WHERE camera_id = ?').all(cam.id) as {
@@ -356,7 +358,15 @@ export class CountStore implements AsyncDisposable {
         // frames expected and received up to now instead (a line taken out at 14:00 read its whole day monitored, and
         // the uptime of the camera's hours after it).
         const wasActive = new Set(stored.filter((r) => r.active === 1).map((r) => r.id));
-        joining = cam.lines.map((l) => l.id).filter((id) => !wasActive.has(id));
+        for (const b of BUCKETS) {
+          // Active, but never written in the camera's latest bucket (zeroRows gives every active line a row there).
+          const unwritten = db.prepare(
+            `SELECT 1 FROM frames_${b} f WHERE f.camera_id = ? AND f.bucket_start_ms = (SELECT MAX(bucket_start_ms) FROM frames_${b} WHERE camera_id = ?)
+               AND NOT EXISTS (SELECT 1 FROM counts_${b} c WHERE c.camera_id = f.camera_id AND c.line_id = ? AND c.bucket_start_ms = f.bucket_start_ms)`,
+          ).pluck();
+          const ids = cam.lines.map((l) => l.id).filter((id) => !wasActive.has(id) || unwritten.get(cam.id, cam.id, id) !== undefined);
+          if (ids.length > 0) joining.set(b, ids);
+        }
         const kept = new Set(cam.lines.map((l) => l.id));
         const leaving = stored.map((r) => r.id).filter((id) => !kept.has(id));
         if (leaving.length > 0) {
@@ -384,7 +394,7 @@ export class CountStore implements AsyncDisposable {
     }
     this.#lines.set(cam.id, new Set(cam.lines.map((l) => l.id)));
     this.#intervals.set(cam.id, cam.pollIntervalMs);
-    if (joining.length > 0) this.#joining.set(cam.id, { lines: joining, buckets: new Set(BUCKETS) });
+    if (joining.size > 0) this.#joining.set(cam.id, joining);
     else this.#joining.delete(cam.id);
     return redrawn;
   }
@@ -569,8 +579,8 @@ export class CountStore implements AsyncDisposable {
     // Only now is the batch durable (committed); anything added meanwhile is impossible (synchronous).
     for (const [cameraId, bucket] of joined) {
       const j = this.#joining.get(cameraId);
-      j?.buckets.delete(bucket);
-      if (j?.buckets.size === 0) this.#joining.delete(cameraId);
+      j?.delete(bucket);
+      if (j?.size === 0) this.#joining.delete(cameraId);
     }
     this.#events = [];
     this.#counts.clear();
@@ -598,9 +608,9 @@ export class CountStore implements AsyncDisposable {
     const { cameraId, startMs } = frames;
     const [expected, received] = frames.f; // FRAME_COLS' first two
     const moved = frames.f[FRAME_COLS.indexOf('frames_moved')];
-    const j = this.#joining.get(cameraId);
-    if (j?.buckets.has(bucket)) {
-      if (s.framesRow[bucket].get(cameraId, startMs) !== undefined) for (const line of j.lines) s.joinLine[bucket].run(cameraId, line, startMs);
+    const joining = this.#joining.get(cameraId)?.get(bucket);
+    if (joining !== undefined) {
+      if (s.framesRow[bucket].get(cameraId, startMs) !== undefined) for (const line of joining) s.joinLine[bucket].run(cameraId, line, startMs);
       joined.push([cameraId, bucket]);
     }
     s.zeroRows[bucket].run(startMs, cameraId);
