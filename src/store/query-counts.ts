@@ -86,8 +86,8 @@ export interface CountRow {
   /**
    * Frames received while the camera's view did not match the one its ROI and lines were learnt on (the camera
    * was turned or zoomed, or its view blocked: see ViewCheck), and their share of framesReceived (null when none
-   * was received). The bucket's counts are unreliable where this is above 0. The camera's over the whole bucket, also
-   * for a line monitored for part of it (see countSql).
+   * was received). The bucket's counts are unreliable where this is above 0. Of the frames of the line's monitored
+   * time, as framesReceived: its own where it was added or taken out within the bucket (see countSql).
    */
   readonly framesMoved: number;
   readonly viewMoved: number | null;
