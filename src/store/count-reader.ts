@@ -48,23 +48,26 @@ const LENGTH_MS: Readonly<Record<QueryBucket, number>> = { ...BUCKET_MS, '15min'
 // whole.
 //
 // Whose monitored time, uptime and view-moved share (version 4): a line's row holds its own monitored_ms,
-// frames_expected, frames_received and frames_moved (c.) only where the line was not in the configuration for all the time its camera was monitored in
-// the bucket (added, taken out or put back at a restart within it; see CountStore's lineMonitored); otherwise NULL,
-// and it reads the camera's (f.), as every row written before version 4 does (the store's registerCamera keeps the
-// camera's up to then in the rows of a line taken out). So a line's uptime is over the time it was monitored: a line
-// added at 08:00:30 to a camera down until then reads 100% for its 30 s, not the camera's 50%. Which one is told per
-// row by c.frames_expected (see lineFrames); a 15-minute or local sum adds each minute's or hour's as chosen there.
+// frames_expected, frames_received and frames_moved (c.) only where the line was not in the configuration for all the
+// time its camera was monitored in the bucket (added, taken out or put back at a restart within it; see CountStore's
+// lineMonitored); otherwise NULL, and it reads the camera's (f.), as every row written before version 4 does (the
+// store's registerCamera keeps the camera's up to then in the rows of a line taken out). So a line's uptime is over
+// the time it was monitored: a line added at 08:00:30 to a camera down until then reads 100% for its 30 s, not the
+// camera's 50%. Which one is told per row by c.frames_expected (OWN, as the store tells it), for all four columns; a
+// 15-minute or local sum adds each minute's or hour's as chosen there.
 // Where the camera's time is unknown (no frames row, or a camera not registered), so is the line's. The other frame
 // columns (decode errors, drops and source errors, not read here) are the camera's only.
+const OWN = 'c.frames_expected IS NOT NULL';
+
 function monitoredMs(version: number): string {
   if (version < 3) return 'NULL';
   if (version < 4) return 'f.monitored_ms';
-  return 'CASE WHEN c.monitored_ms IS NULL THEN f.monitored_ms WHEN f.monitored_ms IS NOT NULL THEN c.monitored_ms END';
+  return `CASE WHEN NOT (${OWN}) THEN f.monitored_ms WHEN f.monitored_ms IS NOT NULL THEN c.monitored_ms END`;
 }
 
 /** A line's frames expected, received or moved: its own where its row holds them (version 4), else its camera's. */
 function lineFrames(column: 'frames_expected' | 'frames_received' | 'frames_moved', version: number): string {
-  return version < 4 ? `f.${column}` : `CASE WHEN c.frames_expected IS NULL THEN f.${column} ELSE c.${column} END`;
+  return version < 4 ? `f.${column}` : `CASE WHEN ${OWN} THEN c.${column} ELSE f.${column} END`;
 }
 
 function countSql(bucket: QueryBucket, version: number): string {

@@ -176,9 +176,9 @@ function prepareStatements(db: Db): Statements {
       `INSERT OR IGNORE INTO counts_${b} (camera_id, line_id, bucket_start_ms)
        SELECT camera_id, line_id, ? FROM lines WHERE camera_id = ? AND active = 1`,
     );
-    // A line's monitored_ms, frames_expected, frames_received and frames_moved (schema 4): NULL, all four, while the line was in
-    // the configuration for as long as its camera was monitored in the bucket (the reader then shows the camera's),
-    // its own otherwise (see lineMonitored). Only rows holding their own are written per poll slot: a line counted all
+    // A line's monitored_ms, frames_expected, frames_received and frames_moved (schema 4): NULL, all four, while the
+    // line was in the configuration for as long as its camera was monitored in the bucket (the reader then shows the
+    // camera's), its own otherwise (see lineMonitored). Only rows holding their own are written per poll slot: a line counted all
     // along costs no write. Holding its own is told by frames_expected: monitored_ms may be NULL beside it where the
     // camera's time is unknown (a line taken out in a bucket written in part before schema 3: it reads unknown either
     // way, see the freeze in registerCamera).
@@ -352,11 +352,7 @@ export class CountStore implements AsyncDisposable {
           `INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES (?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET poll_interval_ms = excluded.poll_interval_ms, updated_ms = excluded.updated_ms`,
         ).run(cam.id, cam.pollIntervalMs, Date.now());
-        // A line out of this configuration stops adding monitored time and frames; but a row of it that reads its
-        // camera's (NULL: the line was counted for as long as the camera was watched, or a row from before schema
-        // version 4) would go on growing with the camera's: in the camera's latest buckets it keeps the camera's time,
-        // frames expected and received up to now instead (a line taken out at 14:00 read its whole day monitored, and
-        // the uptime of the camera's hours after it).
+        // Lines joining (see #joining): not active before, or active but never written in the camera's latest bucket.
         const wasActive = new Set(stored.filter((r) => r.active === 1).map((r) => r.id));
         for (const b of BUCKETS) {
           // Active, but never written in the camera's latest bucket (zeroRows gives every active line a row there).
@@ -367,6 +363,11 @@ export class CountStore implements AsyncDisposable {
           const ids = cam.lines.map((l) => l.id).filter((id) => !wasActive.has(id) || unwritten.get(cam.id, cam.id, id) !== undefined);
           if (ids.length > 0) joining.set(b, ids);
         }
+        // A line out of this configuration stops adding monitored time and frames; but a row of it that reads its
+        // camera's (NULL: the line was counted for as long as the camera was watched, or a row from before schema
+        // version 4) would go on growing with the camera's: in the camera's latest buckets it keeps the camera's time
+        // and frames up to now instead (a line taken out at 14:00 read its whole day monitored, and the uptime of the
+        // camera's hours after it).
         const kept = new Set(cam.lines.map((l) => l.id));
         const leaving = stored.map((r) => r.id).filter((id) => !kept.has(id));
         if (leaving.length > 0) {
@@ -595,8 +596,8 @@ export class CountStore implements AsyncDisposable {
   }
 
   /**
-   * The lines' share of the poll slots in a bucket (monitored time, frames expected, received and moved), written before the
-   * camera's frames row. A line counted for as long as its camera was monitored in the bucket keeps NULL there (the
+   * The lines' share of the poll slots in a bucket (monitored time, frames expected, received and moved), written
+   * before the camera's frames row. A line counted for as long as its camera was monitored in the bucket keeps NULL there (the
    * reader shows the camera's): no write per slot. A line added at a restart within a bucket the camera was monitored
    * in already (a frames row exists before this run's first write to it) gets its own, from 0, and each slot adds to
    * it, as to a row that holds its own for any other reason (a line taken out and put back, see registerCamera); a
