@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Database } from '../dist/src/store/sqlite-driver.js';
 import { expect, onTestFinished, test } from 'vitest';
-import { CountStore, MIGRATIONS, SCHEMA_VERSION, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
+import { CountStore, SCHEMA_VERSION, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
+import { oldDatabase } from './helpers/old-database.js';
 
 function tempDb(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-migrations-'));
@@ -63,10 +64,7 @@ test('a file that is not a SQLite database gives a store error naming the file',
 
 test('a database written before frames_moved (version 1) is read as it is, and upgraded by the daemon with its counts kept', () => {
   const file = tempDb();
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const old = new Database(file);
-  old.exec(MIGRATIONS[0]!);
-  old.pragma('user_version = 1');
+  const old = oldDatabase(file, 1);
   const minute = Date.UTC(2024, 4, 1, 8, 0);
   old.prepare("INSERT INTO counts_minute (camera_id, line_id, bucket_start_ms, in_count, out_count, in_car) VALUES ('cam', 'north', ?, 7, 3, 7)").run(minute);
   old.prepare("INSERT INTO frames_minute (camera_id, bucket_start_ms, frames_expected, frames_received) VALUES ('cam', ?, 120, 90)").run(minute);
@@ -87,10 +85,7 @@ test('a database written before frames_moved (version 1) is read as it is, and u
 
 test('a database from before each line had its monitored time and uptime (version 3): old rows read the camera\'s as before, new rows the line\'s own', () => {
   const file = tempDb();
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const old = new Database(file);
-  for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
-  old.pragma('user_version = 3');
+  const old = oldDatabase(file, 3);
   // Line a counted 08:00–08:10:30 with the camera watched all that time (registered, as the daemon does), answering
   // every other poll.
   old.prepare("INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES ('cam', 1000, 0)").run();
@@ -131,7 +126,7 @@ test('a database from before each line had its monitored time and uptime (versio
   const db = new Database(file, { readonly: true });
   onTestFinished(() => void db.close());
   expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-  // a's row from before is still unknown for the line (NULL + its later slots): never a part read as the whole.
+  // a's row from before holds no time or frames of its own (NULL + its later slots): it reads the camera's.
   expect(db.prepare('SELECT line_id, monitored_ms, frames_expected, frames_received FROM counts_hour ORDER BY line_id').raw().all()).toEqual([
     ['a', null, null, null],
     ['b', 90_000, 90, 90],
@@ -140,10 +135,7 @@ test('a database from before each line had its monitored time and uptime (versio
 
 test('a line taken out at the upgrade from version 3 keeps its camera\'s time up to then, not the camera\'s time after it', () => {
   const file = tempDb();
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const old = new Database(file);
-  for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
-  old.pragma('user_version = 3');
+  const old = oldDatabase(file, 3);
   // Lines a and b counted 08:00–08:10:30 with the camera watched all that time.
   const minute = Date.UTC(2024, 4, 1, 8, 10);
   old.prepare("INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES ('cam', 1000, 0)").run();

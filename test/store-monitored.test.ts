@@ -6,9 +6,10 @@ import path from 'node:path';
 import { expect, onTestFinished, test, vi } from 'vitest';
 import { Database } from '../dist/src/store/sqlite-driver.js';
 import { startHttpServer } from '../dist/src/server/index.js';
-import { type CameraRegistration, CountReader, CountStore, MIGRATIONS, SCHEMA_VERSION, formatCounts, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
+import { type CameraRegistration, CountReader, CountStore, SCHEMA_VERSION, formatCounts, parseQueryParams, queryCounts } from '../dist/src/store/index.js';
 import { TimeZone } from '../dist/src/store/time-zone.js';
 import { tempDir } from './helpers/temp-dir.js';
+import { oldDatabase } from './helpers/old-database.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2024, 4, 1, 8, 0);
@@ -123,10 +124,7 @@ test('local days and hours are measured by their real length: 23 and 25 hours wh
 
 test('a database from before monitored time (schema version 2) reads it as unknown, and keeps it unknown where old rows continue', () => {
   const file = path.join(tempDir('tc-monitored-'), 'counts.db');
-  const old = new Database(file);
-  old.exec(MIGRATIONS[0]!);
-  old.exec(MIGRATIONS[1]!);
-  old.pragma('user_version = 2');
+  const old = oldDatabase(file, 2);
   // Its camera and line registered, as the daemon does (a line missing from the lines table is one added at the restart).
   old.prepare("INSERT INTO cameras (id, poll_interval_ms, updated_ms) VALUES ('cam1', 1000, 0)").run();
   old.prepare("INSERT INTO lines (camera_id, line_id, from_x, from_y, to_x, to_y) VALUES ('cam1', 'a', 0, 0, 10, 0)").run();
