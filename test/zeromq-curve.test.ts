@@ -121,7 +121,9 @@ test("a decoder that knows the daemon's public key but has a key pair of its own
     await running;
   });
   await waitFor('the refusal', () => status.length > 0);
-  expect(status).toEqual([`the daemon at ${ch.endpoint} refused this decoder's key: give it the daemon's key file (--key-file)`]);
+  // With when it tries again: 1 s ±20% after a first refusal.
+  expect(status).toEqual([`the daemon at ${ch.endpoint} refused this decoder's key: give it the daemon's key file (--key-file); trying again in ${status[0]!.slice(-5)}`]);
+  expect(status[0]!.slice(-5)).toMatch(/^(0\.[89]|1\.[012]) s$/);
   submit(ch, 0);
   await new Promise((r) => setTimeout(r, 1_000));
   expect(ch.decoderCount).toBe(0);

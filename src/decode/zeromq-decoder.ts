@@ -22,9 +22,13 @@ export interface ZeromqDecoderOptions {
   readonly announceIntervalMs?: number;
   /**
    * Told when the connection to the analyzer is made or lost, when none is made within NO_ANALYZER_MS, and when the
-   * analyzer refuses this decoder's key (or its lack of one).
+   * analyzer refuses this decoder's key (or its lack of one), with when it tries again (see REFUSED_RETRY_MS).
    */
   readonly onStatus?: (message: string) => void;
+  /** After a refusal the decoder connects again this much later, doubling per refusal; default REFUSED_RETRY_MS. */
+  readonly refusedRetryMs?: number;
+  /** ...up to this; default REFUSED_RETRY_MAX_MS. */
+  readonly refusedRetryMaxMs?: number;
   /**
    * CURVE: this decoder's key pair and the analyzer's public key (all Z85). From a key file (see zeromq-key.ts), the
    * pair is the file's and serverKey its public key.
@@ -36,8 +40,17 @@ export interface ZeromqDecoderOptions {
 const NO_ANALYZER_MS = 10_000;
 /** A handshake broken off with no reason given is said to be a refusal once no clearer reason came this long after. */
 const UNCLEAR_REFUSAL_MS = 500;
-/** After a refusal libzmq does not retry by itself (see connectAgain), the decoder connects again this much later. */
+/**
+ * After a refusal the decoder connects again itself (libzmq does not, see retryLater) this much later, doubling at
+ * each refusal in a row up to REFUSED_RETRY_MAX_MS, each delay ±REFUSED_RETRY_JITTER at random (so decoders refused
+ * together do not come back together); back to REFUSED_RETRY_MS once a connection is made.
+ */
 const REFUSED_RETRY_MS = 1_000;
+const REFUSED_RETRY_MAX_MS = 30_000;
+const REFUSED_RETRY_JITTER = 0.2;
+
+/** A delay as said in a status line: 0.1 s steps under 10 s, whole seconds from there. */
+const seconds = (ms: number): string => (ms < 9_950 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`);
 
 export const ZMQ_SOCKET_DEFAULTS = {
   sendHighWaterMark: 2, // messages per peer; the credit protocol keeps at most one job/frame in flight anyway
@@ -68,18 +81,56 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   const status = (message: string): void => {
     if (!opts.signal?.aborted) opts.onStatus?.(message);
   };
-  // What the analyzer's refusal was last said as: said once until a connection is made, not at every retry (10 a second).
+  // What the analyzer's refusal was last said as, in full: once until a connection is made (or the reason changes),
+  // then only when the decoder tries again, while the delay still grows.
   let refusal: string | undefined;
+  // Refusals in a row since the last connection made (or the start): the next retry waits REFUSED_RETRY_MS × 2^(n-1).
+  let refusals = 0;
+  // Whether the capped delay was said: said once, not every REFUSED_RETRY_MAX_MS for as long as the decoder runs.
+  let saidCapped = false;
   // A broken pipe is also what this end sees when the daemon found a mismatch first: the next attempt (0.1 s later)
   // may say more, so it is said only if nothing clearer comes within UNCLEAR_REFUSAL_MS.
   let unclear: NodeJS.Timeout | undefined;
   sock.events.on('handshake', () => {
     connected = true;
     refusal = undefined;
+    refusals = 0;
+    saidCapped = false;
     clearTimeout(unclear);
     unclear = undefined;
     status(`connected to the analyzer at ${opts.connect}; decoding its frames`);
   });
+  // libzmq gives up on an endpoint for good after a protocol error or a refusal by the daemon's key check (it does
+  // not reconnect as after a broken connection), so the decoder would stay cut off after the daemon is given the
+  // right key and restarted; after a broken pipe in the handshake it reconnects every 0.1 s or so, for ever (about 7
+  // handshakes a second at a daemon with another key). So after a refusal the decoder drops the endpoint and connects
+  // again itself, later at each refusal in a row (see REFUSED_RETRY_MS): a misconfigured decoder host does not keep
+  // the daemon busy. Returns the delay, or undefined when a retry is already waiting (one refusal, told twice).
+  const retryMs = opts.refusedRetryMs ?? REFUSED_RETRY_MS;
+  const retryMaxMs = Math.max(retryMs, opts.refusedRetryMaxMs ?? REFUSED_RETRY_MAX_MS);
+  let retry: NodeJS.Timeout | undefined;
+  const retryLater = (): { ms: number; capped: boolean } | undefined => {
+    if (retry !== undefined || sock.closed || opts.signal?.aborted) return undefined;
+    refusals++;
+    const nominal = Math.min(retryMaxMs, retryMs * 2 ** Math.min(refusals - 1, 30));
+    const ms = Math.round(nominal * (1 + REFUSED_RETRY_JITTER * (2 * Math.random() - 1)));
+    // With linger, libzmq's session for the endpoint outlives the disconnect by that long, still reconnecting every
+    // 0.1 s or so to deliver the queued 'ready' (worthless: no analyzer took it).
+    const linger = sock.linger;
+    sock.linger = 0;
+    try {
+      sock.disconnect(opts.connect);
+    } catch {
+      // libzmq has already dropped the endpoint
+    }
+    sock.linger = linger;
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (sock.closed || opts.signal?.aborted) return;
+      sock.connect(opts.connect);
+    }, ms);
+    return { ms, capped: nominal >= retryMaxMs };
+  };
   // A handshake that fails is a key problem: libzmq says 'auth' when the daemon's key check refused ours, 'protocol'
   // for one side with a key and the other without, and 'other' (a broken pipe) when we used another server key, or
   // when the daemon hung up first on finding one of those.
@@ -97,39 +148,31 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
           : why === 'auth'
             ? `the daemon at ${opts.connect} refused this decoder's key: give it the daemon's key file (--key-file)`
             : `the daemon at ${opts.connect} refused this decoder's key: give it the daemon's key file (--key-file); if the daemon runs without one, ${noKeyThere}`;
-    if (message === refusal) return;
-    refusal = message;
-    status(message);
+    // A broken pipe says less than what was said before (the reason is the same as at the last attempt).
+    refusedAgain(why === 'unclear' && refusal !== undefined ? refusal : message);
   };
-  // libzmq gives up on an endpoint for good after a protocol error or a refusal by the daemon's key check (it does
-  // not reconnect as after a broken connection), so the decoder would stay cut off after the daemon is given the
-  // right key and restarted: it connects again itself, every REFUSED_RETRY_MS.
-  let retry: NodeJS.Timeout | undefined;
-  const connectAgain = (): void => {
-    if (retry !== undefined) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      if (sock.closed || opts.signal?.aborted) return;
-      try {
-        sock.disconnect(opts.connect);
-      } catch {
-        // libzmq has already dropped the endpoint
-      }
-      sock.connect(opts.connect);
-    }, REFUSED_RETRY_MS);
+  const refusedAgain = (message: string): void => {
+    const next = retryLater();
+    if (next === undefined) return;
+    const when = next.capped ? `trying again every ${seconds(retryMaxMs)} or so` : `trying again in ${seconds(next.ms)}`;
+    if (message !== refusal) {
+      refusal = message;
+      saidCapped = next.capped;
+      status(`${message}; ${when}`);
+    } else if (!saidCapped) {
+      saidCapped = next.capped;
+      status(`the daemon at ${opts.connect} still refuses this decoder (${refusals} attempts); ${when}`);
+    }
   };
-  sock.events.on('handshake:error:auth', () => {
-    refused('auth');
-    connectAgain();
-  });
-  sock.events.on('handshake:error:protocol', (ev) => {
-    refused(ev.error.code === 'ERR_ZMTP_MECHANISM_MISMATCH' ? 'mismatch' : 'auth');
-    connectAgain();
-  });
+  sock.events.on('handshake:error:auth', () => refused('auth'));
+  sock.events.on('handshake:error:protocol', (ev) => refused(ev.error.code === 'ERR_ZMTP_MECHANISM_MISMATCH' ? 'mismatch' : 'auth'));
   sock.events.on('handshake:error:other', () => {
-    if (refusal !== undefined || unclear !== undefined) return;
-    unclear = setTimeout(() => refused('unclear'), UNCLEAR_REFUSAL_MS);
-    unclear.unref();
+    // Once refused, a broken pipe is the retry refused again: libzmq would try again in 0.1 s, the decoder later.
+    if (refusal !== undefined) refused('unclear');
+    else if (unclear === undefined) {
+      unclear = setTimeout(() => refused('unclear'), UNCLEAR_REFUSAL_MS);
+      unclear.unref();
+    }
   });
   sock.events.on('disconnect', () => {
     // A connection refused during its handshake was never the analyzer's (its refusal is said above).
