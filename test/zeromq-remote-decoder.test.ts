@@ -1,5 +1,7 @@
 // Remote decoders for the zeromq channel: `traffic-counter decoder --connect tcp://HOST:PORT` (runZeromqDecoder)
 // connects to an analyzer that runs no local decoder, gets work only while connected, and can come and go.
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { expect, onTestFinished, test } from 'vitest';
 import { ZeromqChannel } from '../dist/src/channel/zeromq-channel.js';
 import { runZeromqDecoder } from '../dist/src/decode/zeromq-decoder.js';
@@ -338,4 +340,40 @@ test('a decoder that returns a frame over the camera\'s megapixel limit has it r
   expect(ch.stats().maxInFlight).toBe(1);
   await leaveForRealDecoder(ch, rogue, 1);
   expect(ch.stats().maxInFlight).toBe(2);
+});
+
+test('a decoder that had an analyzer and lost it says that it lost it, not that it found none at start-up', async () => {
+  // Both decoders say "no analyzer" after 1.5 s here (10 s by default) if they have found none by then.
+  const decoder = (connect: string): string[] => {
+    const status: string[] = [];
+    const ac = new AbortController();
+    const running = runZeromqDecoder({ connect, decoder: 'jpeg-js', signal: ac.signal, noAnalyzerMs: 1_500, onStatus: (m) => status.push(m) });
+    onTestFinished(async () => {
+      ac.abort();
+      await running;
+    });
+    return status;
+  };
+  // A loopback port that was free a moment ago: nothing listens there.
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  const t0 = Date.now();
+  const none = decoder(`tcp://127.0.0.1:${port}`);
+  // An analyzer that stops within those 1.5 s.
+  const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
+  onTestFinished(() => ch.close(100));
+  await ch.start();
+  const had = decoder(ch.endpoint);
+  await waitFor('the decoder to connect', () => ch.decoderCount === 1);
+  await ch.close(100);
+  await waitFor('the decoder to lose it', () => had.length === 2);
+  expect(Date.now() - t0).toBeLessThan(1_500);
+  await new Promise((r) => setTimeout(r, 2_200 - (Date.now() - t0)));
+  expect(none).toEqual([
+    `no analyzer at tcp://127.0.0.1:${port} after 1.5 s; check that a daemon runs there with "channel": "zeromq" and that endpoint (its log names it), and that the port is open`,
+  ]);
+  // Was followed by "no analyzer at … after 10 s" when its start-up timer fired.
+  expect(had).toEqual([`connected to the analyzer at ${ch.endpoint}; decoding its frames`, `lost the analyzer at ${ch.endpoint}; waiting for it to come back`]);
 });

@@ -29,6 +29,8 @@ export interface ZeromqDecoderOptions {
   readonly refusedRetryMs?: number;
   /** ...up to this; default REFUSED_RETRY_MAX_MS. */
   readonly refusedRetryMaxMs?: number;
+  /** A decoder that has found no analyzer this long after it started says so; default NO_ANALYZER_MS. */
+  readonly noAnalyzerMs?: number;
   /**
    * CURVE: this decoder's key pair and the analyzer's public key (all Z85). From a key file (see zeromq-key.ts), the
    * pair is the file's and serverKey its public key.
@@ -36,7 +38,10 @@ export interface ZeromqDecoderOptions {
   readonly key?: { readonly publicKey: string; readonly secretKey: string; readonly serverKey: string };
 }
 
-/** A decoder that has found no analyzer this long after it started says so (onStatus). */
+/**
+ * A decoder that has found no analyzer this long after it started says so (onStatus); one that found one and lost it
+ * has said that instead.
+ */
 const NO_ANALYZER_MS = 10_000;
 /** A handshake broken off with no reason given is said to be a refusal once no clearer reason came this long after. */
 const UNCLEAR_REFUSAL_MS = 500;
@@ -77,6 +82,8 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   });
   // Whether an analyzer is at the other end: the ZMTP handshake is done and the connection has not dropped since.
   let connected = false;
+  // Whether one ever was (then losing it is said, not that none was found at start-up).
+  let found = false;
   // Nothing to say once stopping (the connection closes then by our own hand).
   const status = (message: string): void => {
     if (!opts.signal?.aborted) opts.onStatus?.(message);
@@ -93,6 +100,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   let unclear: NodeJS.Timeout | undefined;
   sock.events.on('handshake', () => {
     connected = true;
+    found = true;
     refusal = undefined;
     refusals = 0;
     saidCapped = false;
@@ -180,12 +188,13 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
     connected = false;
     status(`lost the analyzer at ${opts.connect}; waiting for it to come back`);
   });
+  const noAnalyzerMs = opts.noAnalyzerMs ?? NO_ANALYZER_MS;
   const lonely = setTimeout(() => {
-    // A refusal already said why.
-    if (!connected && refusal === undefined) {
-      status(`no analyzer at ${opts.connect} after ${NO_ANALYZER_MS / 1000} s; check that a daemon runs there with "channel": "zeromq" and that endpoint (its log names it), and that the port is open`);
+    // A refusal already said why; an analyzer found and lost since was said to be lost (see 'disconnect').
+    if (!found && refusal === undefined) {
+      status(`no analyzer at ${opts.connect} after ${noAnalyzerMs / 1000} s; check that a daemon runs there with "channel": "zeromq" and that endpoint (its log names it), and that the port is open`);
     }
-  }, NO_ANALYZER_MS);
+  }, noAnalyzerMs);
   lonely.unref();
   const close = (): void => {
     // With no analyzer connected, what is queued ('ready', 'bye', a frame) is worthless: the analyzer it was for
