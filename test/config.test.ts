@@ -64,7 +64,10 @@ describe('config validation', () => {
     [{ cameras: [camera(), camera()] }, 'cameras[1].id: "cam1" is used twice'],
     [{ cameras: [camera({ colour: 'red' })] }, 'cameras[0].colour: unknown key'],
     [{ cameras: [camera()], channel: 'pigeon' }, 'channel: must be one of "ipc", "zeromq", "shared"'],
-    [{ cameras: [camera()], decoders: 0 }, 'decoders: must be an integer from 1 to 64'],
+    // 0 is allowed with zeromq only: the message says so rather than "from 1 to 64" (helper 40).
+    [{ cameras: [camera()], decoders: 0 }, 'decoders: 0 (no local decoder: remote `traffic-counter decoder` processes only) needs channel "zeromq", but the channel is "ipc"; set decoders to 1 to 64, or channel to "zeromq"'],
+    [{ cameras: [camera()], channel: 'shared', decoders: 0 }, 'needs channel "zeromq", but the channel is "shared"'],
+    [{ cameras: [camera()], decoders: 65 }, 'decoders: must be an integer from 1 to 64'],
     // Analyzer tunables are checked when the config is loaded, not when the daemon has started (it hung there).
     [{ cameras: [camera({ analyzer: { shadowMinRatio: 2 } })] }, 'cameras[0].analyzer.shadowMinRatio: must be a number from 0.05 to 1 (default 0.4), got 2'],
     [{ cameras: [camera({ analyzer: { shadowMinRatoi: 0.5 } })] }, 'cameras[0].analyzer.shadowMinRatoi: unknown analyzer option; allowed keys are '],
@@ -169,6 +172,8 @@ describe('config validation', () => {
     }
     const base = validateConfig({ cameras: [camera()], channel: 'zeromq' });
     expect(errorOf(() => applyOverrides(base, { decoders: 0 })).message).toMatch(/^--decoders: 0 local decoders needs/);
+    // The flag on an ipc config is named as the flag.
+    expect(errorOf(() => applyOverrides(validateConfig({ cameras: [camera()] }), { decoders: 0 })).message).toMatch(/^--decoders: 0 \(no local decoder.*needs channel "zeromq", but the channel is "ipc"/);
   });
 
   it('refuses a tcp:// zeromqEndpoint without a port from 0 to 65535 (ZeroMQ bound 99999 to some other port, silently)', () => {

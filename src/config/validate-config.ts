@@ -336,6 +336,11 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
   }
   const channel = oneOf(raw, 'channel', '', d.channel, ['ipc', 'zeromq', 'shared'] as const);
   // 0 local decoders makes sense only for zeromq, where remote `traffic-counter decoder` processes connect.
+  if (raw.decoders === 0 && channel !== 'zeromq') {
+    throw new ConfigError(
+      `decoders: 0 (no local decoder: remote \`traffic-counter decoder\` processes only) needs channel "zeromq", but the channel is "${channel}"; set decoders to 1 to 64, or channel to "zeromq" (--channel zeromq) with a tcp:// zeromqEndpoint`,
+    );
+  }
   const decoders = num(raw, 'decoders', '', d.decoders, channel === 'zeromq' ? 0 : 1, 64, true);
   const zeromqEndpoint = (raw.zeromqEndpoint as string | undefined) || d.zeromqEndpoint;
   // Remote decoders connect over tcp:// only (`decoder --connect` refuses anything else).
