@@ -113,6 +113,21 @@ describe('traffic-counter CLI', () => {
     expect(r.stderr).toMatch(/warning: frame 4: frames changed size from 640x360 to 640x480: another shape .*redraw them on a frame of this size \(cameras\[0\]\)/);
   }, 60_000);
 
+  it('replay prints each crossing at its seconds from the first frame, not as a date in January 1970', async () => {
+    const dir = tempDir();
+    await renderClip({ dir, seed: 3, fps: 2, durationSec: 30 });
+    const r = await runCli(['replay', '--config', join(dir, 'config.json'), '--frames', join(dir, 'frames'), '--fps', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('1970');
+    const crossings = r.stdout.split('\n').filter((l) => / (in|out) {2}\S+$/.test(l));
+    expect(crossings.length).toBeGreaterThan(0);
+    for (const l of crossings) {
+      const m = /^ *(\d+\.\d{3}) s {2}sim {2}(inbound|outbound) {2}(in|out) {2}(car|heavy|two-wheeler|unknown)$/.exec(l);
+      expect(m, l).not.toBeNull();
+      expect(Number(m![1])).toBeLessThanOrEqual(30);
+    }
+  }, 60_000);
+
   it('replay --json prints exactly {frames, cameras:[{id, lines:[{id, in, out}]}]} and counts the clip', async () => {
     const dir = tempDir();
     const clip = await renderClip({ dir, seed: 3, fps: 2, durationSec: 40 });
