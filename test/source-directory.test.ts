@@ -63,13 +63,14 @@ describe('directory replay', () => {
   it('names the folder when it is missing or holds no JPEGs', async () => {
     const missing = join(tempDir('tc-source-dir-'), 'nope');
     const missingSrc = new DirectorySource({ cameraId: 'replay', dir: missing, fps: 5 });
-    await expect(missingSrc.count()).rejects.toMatchObject({ code: 'TC_ERR_SOURCE_DIR', message: expect.stringContaining(missing) });
+    // Named as the flag that gave it (replay and eval: --frames), not as a "replay directory" under eval.
+    await expect(missingSrc.count()).rejects.toMatchObject({ code: 'TC_ERR_SOURCE_DIR', message: `--frames ${missing}: does not exist; give a folder of .jpg/.jpeg frames` });
 
     const empty = folder(['readme.txt']);
     const emptySrc = new DirectorySource({ cameraId: 'replay', dir: empty, fps: 5 });
     await expect(replay(emptySrc)).rejects.toMatchObject({
       code: 'TC_ERR_SOURCE_DIR',
-      message: expect.stringMatching(new RegExp(`${empty.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}.*no JPEG files`)),
+      message: expect.stringMatching(new RegExp(`^--frames ${empty.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}: no JPEG files`)),
     });
   });
 

@@ -120,12 +120,12 @@ export class DirectorySource implements FrameSource {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a directory' : `cannot be read (${(err as Error).message})`;
-      throw new SourceError('TC_ERR_SOURCE_DIR', `replay directory ${this.#dir} ${why}; give a folder of .jpg/.jpeg frames`, { cause: err });
+      throw new SourceError('TC_ERR_SOURCE_DIR', `--frames ${this.#dir}: ${why}; give a folder of .jpg/.jpeg frames`, { cause: err });
     }
     if (names.length === 0) {
       throw new SourceError(
         'TC_ERR_SOURCE_DIR',
-        `replay directory ${this.#dir} has no JPEG files; expected frames named like frame0001.jpg (*.jpg or *.jpeg, in name order)`,
+        `--frames ${this.#dir}: no JPEG files in it; expected frames named like frame0001.jpg (*.jpg or *.jpeg, in name order)`,
       );
     }
     names.sort(naturalCompare);
