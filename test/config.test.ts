@@ -208,6 +208,11 @@ describe('config validation', () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"cameras": [');
     expect(errorOf(() => loadConfigFile(bad)).message).toContain('bad.json: not valid JSON');
+    // V8's "at position N" is given as the line and column an editor shows (a stray comma on line 3).
+    writeFileSync(bad, '{\n  "db": "x.db",\n  "cameras": [],,\n}\n');
+    expect(errorOf(() => loadConfigFile(bad)).message).toMatch(/bad\.json: not valid JSON \(.* at line 3, column 17\); fix the syntax$/);
+    writeFileSync(bad, '\ufeff{\n "db": 1 "cameras": []}');
+    expect(errorOf(() => loadConfigFile(bad)).message).toMatch(/at line 2, column 10\)/);
   });
 
   it('reads a file saved with a UTF-8 byte-order mark (as Windows Notepad saves it)', () => {

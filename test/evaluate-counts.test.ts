@@ -76,6 +76,7 @@ describe('loadTruthFile', () => {
     expect(() => loadTruthFile(write(JSON.stringify({ lines: { a: { in: 1 } } })))).toThrow(/lines\.a\.out/);
     expect(() => loadTruthFile(write(JSON.stringify({ counts: {} })))).toThrow(/lines: must be an object/);
     expect(() => loadTruthFile(write('{nope'))).toThrow(/not valid JSON/);
+    expect(() => loadTruthFile(write('{\n "lines": {\n  "a": {"in": 1 "out": 2}\n }\n}'))).toThrow(/not valid JSON \(.* at line 3, column 17\); fix the syntax/);
   });
 
   it('names a missing file', () => {

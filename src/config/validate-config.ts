@@ -371,6 +371,19 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
   });
 }
 
+/**
+ * JSON.parse's message for `text`, with V8's "at position N" (a character offset, of little use in a file of a few
+ * hundred lines) given as the line and column an editor shows.
+ */
+export function jsonErrorWhere(message: string, text: string): string {
+  return message.replace(/at position (\d+)(?: \(line \d+ column \d+\))?/, (whole, pos: string) => {
+    const n = Number(pos);
+    if (!(n <= text.length)) return whole;
+    const before = text.slice(0, n).split('\n');
+    return `at line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+  });
+}
+
 /** Reads and validates a JSON config file. */
 export function loadConfigFile(file: string, opts: ValidateOptions = { requireUrl: true }): Config {
   let text: string;
@@ -380,12 +393,13 @@ export function loadConfigFile(file: string, opts: ValidateOptions = { requireUr
     throw new ConfigError(`--config ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
   }
   let raw: unknown;
+  // A leading byte-order mark (Windows editors write one) is not JSON but says nothing wrong with the config.
+  const json = text.startsWith('\ufeff') ? text.slice(1) : text;
   try {
-    // A leading byte-order mark (Windows editors write one) is not JSON but says nothing wrong with the config.
-    raw = JSON.parse(text.startsWith('\ufeff') ? text.slice(1) : text);
+    raw = JSON.parse(json);
   } catch (err) {
     // Newer V8 quotes the text around the error, which may be part of a camera's password: left out.
-    const why = (err as Error).message.replace(/,? "[\s\S]*" is not valid JSON$/, '');
+    const why = jsonErrorWhere((err as Error).message.replace(/,? "[\s\S]*" is not valid JSON$/, ''), json);
     throw new ConfigError(`--config ${file}: not valid JSON (${why}); fix the syntax`, { cause: err });
   }
   try {

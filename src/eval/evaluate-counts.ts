@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
+import { jsonErrorWhere } from '../config/validate-config.js';
 import type { Direction } from '../analyze/analyzer-types.js';
 import { pairCrossings } from './match-crossings.js';
 
@@ -208,7 +209,7 @@ export function readTruthJson(path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`--truth ${path}: not valid JSON (${(err as Error).message}); fix the syntax`, { cause: err });
+    throw new ConfigError(`--truth ${path}: not valid JSON (${jsonErrorWhere((err as Error).message, text)}); fix the syntax`, { cause: err });
   }
 }
 
