@@ -348,13 +348,36 @@ export class Daemon implements AsyncDisposable {
     for (const [i, camera] of this.config.cameras.entries()) {
       // Said at the first start after the rename only: from then on the database holds both, and a warning at every
       // start (after the advice was followed, about the id just left) would only confuse.
-      if (exact.has(camera.id)) continue;
+      if (exact.has(camera.id)) {
+        this.#warnLinesRenamedInCase(i, camera);
+        continue;
+      }
       for (const old of stored.get(camera.id.toLowerCase()) ?? []) {
         this.#log.warn(
           `camera ${camera.id}: the database ${this.config.db} already holds camera "${old}", the same id but for case ` +
             `(renamed between runs?); the two are counted apart, so the API and \`query\` show two cameras: ` +
             `set cameras[${i}].id back to "${old}" to go on counting under it, or read its history with ` +
             `\`traffic-counter query --db ${this.config.db} --bucket day --camera ${old}\``,
+        );
+      }
+    }
+  }
+
+  /**
+   * The same for a line of a camera the database holds (north, now North): its counts go on under the new id, apart
+   * from the old one's, so `query --line North` shows only those since the rename. Said at the first start after it.
+   */
+  #warnLinesRenamedInCase(i: number, camera: CameraConfig): void {
+    const ids = this.#store.lineIds(camera.id);
+    const exact = new Set(ids);
+    for (const [j, line] of camera.lines.entries()) {
+      if (exact.has(line.id)) continue;
+      for (const old of ids.filter((id) => id.toLowerCase() === line.id.toLowerCase())) {
+        this.#log.warn(
+          `camera ${camera.id} line ${line.id}: the database ${this.config.db} already holds line "${old}" of this camera, the same ` +
+            `id but for case (renamed between runs?); the two are counted apart, so the API and \`query\` show two lines: ` +
+            `set cameras[${i}].lines[${j}].id back to "${old}" to go on counting under it, or read its history with ` +
+            `\`traffic-counter query --db ${this.config.db} --bucket day --camera ${camera.id} --line ${old}\``,
         );
       }
     }

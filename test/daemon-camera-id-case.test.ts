@@ -65,3 +65,24 @@ it('warns once at start when a line is drawn elsewhere than the database last co
   // Said at the first start after the move only.
   expect(await warningsAtStart(db, 'cam1', cam.url, [moved])).toEqual([]);
 });
+
+it('warns once at start when a line of a stored camera is renamed only in case (helper 40: nb, then NB, said nothing)', { timeout: 30_000 }, async () => {
+  const db = join(tempDir(), 'counts.db');
+  const cam = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(1)));
+  expect(await warningsAtStart(db, 'cam1', cam.url)).toEqual([]);
+  const renamed: LineConfig = { ...line, id: 'North' };
+  expect(await warningsAtStart(db, 'cam1', cam.url, [{ id: 'south', from: [0, 4], to: [16, 4] }, renamed])).toEqual([
+    `camera cam1 line North: the database ${db} already holds line "north" of this camera, the same id but for case ` +
+      '(renamed between runs?); the two are counted apart, so the API and `query` show two lines: set ' +
+      'cameras[0].lines[1].id back to "north" to go on counting under it, or read its history with ' +
+      `\`traffic-counter query --db ${db} --bucket day --camera cam1 --line north\``,
+  ]);
+  // Nothing renamed, and said at the first start after the rename only.
+  const after = CountStore.open(db);
+  expect(after.lineIds('cam1')).toEqual(['North', 'north', 'south']);
+  await after.close();
+  expect(await warningsAtStart(db, 'cam1', cam.url, [renamed])).toEqual([]);
+  expect(await warningsAtStart(db, 'cam1', cam.url)).toEqual([]);
+  // Another camera's line of that name in another case is no rename.
+  expect(await warningsAtStart(db, 'cam2', cam.url, [{ ...line, id: 'NORTH' }])).toEqual([]);
+});

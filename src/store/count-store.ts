@@ -669,6 +669,12 @@ export class CountStore implements AsyncDisposable {
     return this.#stmts.cameraIds.all() as string[];
   }
 
+  /** The ids of the lines the database has registered for `cameraId` (configured now or before), sorted. */
+  lineIds(cameraId: string): string[] {
+    this.#checkOpen('lineIds');
+    return this.#db.prepare('SELECT line_id FROM lines WHERE camera_id = ? ORDER BY line_id').pluck().all(cameraId) as string[];
+  }
+
   /** Queries what has been flushed so far, on this connection (same rows as queryCounts). */
   query(params: QueryParams, opts: QueryOptions = {}): CountRow[] {
     this.#checkOpen('query');
