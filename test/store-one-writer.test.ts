@@ -53,9 +53,11 @@ it('the lock is the file\'s, whatever path names it; a damaged lock file is repl
   writeFileSync(`${db}-lock`, 'not a database');
   CountStore.open(db).close();
 
-  // A mistyped --db (a folder) is refused by the database's own error, with no lock file left behind.
+  // A mistyped --db (a folder) is refused as a folder, naming a file to give (SQLite said only "unable to open
+  // database file"; query: "disk I/O error"), with no lock file left behind.
   mkdirSync(join(dir, 'folder'));
-  expect(() => CountStore.open(join(dir, 'folder'))).toThrow(/cannot open the count database/);
+  expect(() => CountStore.open(join(dir, 'folder'))).toThrow(`${join(dir, 'folder')}: is a folder, not a database file; give a file path, e.g. ${join(dir, 'folder', 'counts.db')}`);
+  expect(() => queryCounts(join(dir, 'folder'), parseQueryParams({ bucket: 'hour' }, 'cli'))).toThrow(`${join(dir, 'folder')}: is a folder, not a database file; pass the database file the daemon writes (--db)`);
   expect(readdirSync(dir).sort()).toEqual(['counts.db', 'counts.db-lock', 'folder', 'later-link.db', 'later.db', 'later.db-lock', 'link.db']);
 
   // In memory: nothing to share, no lock, no file.

@@ -287,6 +287,10 @@ export class CountReader {
     if (!fs.existsSync(this.file)) {
       throw new QueryError(`${this.file}: no count database at this path; run the daemon (traffic-counter run) first to create it, or pass the right --db`);
     }
+    // SQLite says "disk I/O error" for a folder.
+    if (fs.statSync(this.file).isDirectory()) {
+      throw new QueryError(`${this.file}: is a folder, not a database file; pass the database file the daemon writes (--db), e.g. ${path.join(this.file, 'counts.db')}`);
+    }
     let db: Db | undefined;
     try {
       db = new Database(this.file, { readonly: true, fileMustExist: true });

@@ -290,6 +290,10 @@ export class CountStore implements AsyncDisposable {
     if (opts.maxPendingEvents !== undefined && opts.maxBatch !== undefined && opts.maxPendingEvents < opts.maxBatch) {
       throw new StoreError(`CountStore.open maxPendingEvents: must be at least maxBatch (${opts.maxBatch}), got ${opts.maxPendingEvents}`);
     }
+    // A folder given for the file: SQLite says only "unable to open database file".
+    if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new StoreError(`${file}: is a folder, not a database file; give a file path, e.g. ${path.join(file, 'counts.db')} (--db, or "db" in the config)`);
+    }
     let db: Db | undefined;
     let lock: WriterLock | undefined;
     try {
