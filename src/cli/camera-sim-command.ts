@@ -5,7 +5,7 @@ import { startCameraSim } from '../source/camera-sim/camera-sim-server.js';
 import { SCENARIOS, type ScenarioName } from '../source/camera-sim/index.js';
 import { UsageError } from '../errors.js';
 
-const HELP = `Usage: traffic-counter camera-sim [--port N] [--seed N] [--scenario S] [--host H]
+const HELP = `Usage: traffic-counter camera-sim [--port N] [--seed N] [--scenario S] [--host H] [--fps N]
 
 Serves a synthetic 1280x720 two-way road scene, deterministic for a seed:
   /snapshot.jpg   the current frame          /stream.mjpg   MJPEG stream
