@@ -25,6 +25,10 @@ describe('run refuses flags that would be ignored', () => {
     ['--tls-insecure without --camera', () => ['--tls-insecure'], /run: --tls-insecure is for an https:\/\/ --camera URL only; add --camera URL/],
     ['--tls-insecure with an http:// --camera', () => ['--camera', 'http://admin:s3cret@127.0.0.1:9/x.jpg', '--tls-insecure'], /run: --tls-insecure is for an https:\/\/ --camera URL only, and http:\/\/admin:\*\*\*@127\.0\.0\.1:9\/x\.jpg is not one; drop --tls-insecure/],
     ['--seed with a --camera holding a password', () => ['--camera', 'http://admin:s3cret@127.0.0.1:9/x.jpg', '--seed', '7'], /drop --camera http:\/\/admin:\*\*\*@127\.0\.0\.1:9\/x\.jpg to count the simulator/],
+    // Refused before the simulator starts or a --camera is probed (helper 40: the simulator's URL came first).
+    ['--decoders 0 without --channel zeromq', () => ['--decoders', '0'], /run: --decoders 0 \(no local decoder: remote `traffic-counter decoder` processes only\) needs the zeromq channel, but the channel is ipc \(the default\); add --channel zeromq --zeromq-endpoint tcp:\/\/HOST:PORT, or give --decoders 1 or more/],
+    ['--decoders 0 with --channel shared and --camera', () => ['--camera', 'http://127.0.0.1:9/x.jpg', '--channel', 'shared', '--decoders', '0'], /needs the zeromq channel, but the channel is shared \(--channel shared\)/],
+    ['--decoders 0 with a config whose channel is ipc', (f: string) => ['--config', f, '--decoders', '0'], /needs the zeromq channel, but the channel is ipc \(--config \S+config\.json, or the default\)/],
     ['--decoder with --decoders 0', () => ['--channel', 'zeromq', '--zeromq-endpoint', 'tcp://127.0.0.1:0', '--decoders', '0', '--decoder', 'sharp'], /run: --decoder sharp picks the local decoders' library, but --decoders 0 runs none .*drop --decoder, or give --decoders 1 or more/],
   ])('%s', async (_name, args, message) => {
     const dir = tempDir();

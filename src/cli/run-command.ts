@@ -263,6 +263,12 @@ function refuseIgnoredFlags(values: RunFlags, fileConfig: Config | undefined): v
     throw new UsageError(`run: ${flagText('http-allowed-host', values['http-allowed-host'].join(','))} names hosts the HTTP API answers to, but the API is off without --http PORT${fileConfig ? ` (or "httpPort" in ${values.config})` : ''}; add --http PORT, or drop --http-allowed-host`);
   }
   const decoders = values.decoders ?? String(fileConfig?.decoders ?? DAEMON_DEFAULTS.decoders);
+  // Checked here too, not only when the config is validated with the flags: that comes after the simulator has
+  // started (it printed its URL before the refusal) or the --camera probe has waited up to 15 s for a frame.
+  if (values.decoders !== undefined && Number(values.decoders) === 0 && channel !== 'zeromq') {
+    const from = values.channel !== undefined ? flagText('channel', values.channel) : fileConfig ? `--config ${values.config}, or the default` : 'the default';
+    throw new UsageError(`run: --decoders 0 (no local decoder: remote \`traffic-counter decoder\` processes only) needs the zeromq channel, but the channel is ${channel} (${from}); add --channel zeromq --zeromq-endpoint tcp://HOST:PORT, or give --decoders 1 or more`);
+  }
   if (values.decoder !== undefined && Number(decoders) === 0) {
     const from = values.decoders !== undefined ? '--decoders 0' : `"decoders": 0 in ${values.config}`;
     throw new UsageError(`run: ${flagText('decoder', values.decoder)} picks the local decoders' library, but ${from} runs none (each remote decoder picks its own: traffic-counter decoder --decoder ${values.decoder}); drop --decoder, or give --decoders 1 or more`);
