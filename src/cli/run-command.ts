@@ -94,6 +94,12 @@ export async function runCommand(argv: string[]): Promise<number> {
   };
   const fileConfig = values.config ? loadConfigFile(values.config, { requireUrl: true }) : undefined;
   refuseIgnoredFlags(values, fileConfig);
+  // Without a config file, the config the flags apply to comes from the simulator or the --camera probe, once started:
+  // the flags are checked against a stand-in camera first, so that a wrong combination (--channel zeromq --decoders 0
+  // without a tcp:// endpoint) is refused at once, not after the simulator started or the probe waited 15 s.
+  if (!fileConfig) {
+    applyOverrides(validateConfig({ cameras: [{ id: 'flags', roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] }] }, { requireUrl: false }), overrides);
+  }
   const cleanups: (() => Promise<void>)[] = [];
 
   try {
