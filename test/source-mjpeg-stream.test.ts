@@ -99,6 +99,32 @@ describe('MJPEG stream source', () => {
     await it.return!();
   });
 
+  it('says a stream cut mid-part was streaming (frames sent, reconnecting), not to check the host and port', async () => {
+    const images = [makeJpeg(1), makeJpeg(2), makeJpeg(3)];
+    const cam = await startCamera((_req, res, n) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace;boundary=frame' });
+      if (n > 0) {
+        writePart(res, images[2]);
+        return;
+      }
+      writePart(res, images[0]);
+      writePart(res, images[1]);
+      // The third part is cut in its middle: the camera (or a proxy) drops the connection.
+      res.write(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${images[2].length}\r\n\r\n`);
+      res.write(images[2].subarray(0, images[2].length >> 1), () => setTimeout(() => res.socket?.destroy(), 50));
+    }, '/video.mjpg');
+    const errors: SourceError[] = [];
+    const source = new MjpegStreamSource({ ...opts, url: cam.url, onError: (e) => errors.push(e) });
+    onTestFinished(() => source.close());
+    const it = source.frames();
+    await it.next();
+    await until(() => errors.length > 0);
+    expect(errors[0]!.code).toBe('TC_ERR_SOURCE_NETWORK');
+    expect(errors[0]!.message).toMatch(/MJPEG stream \S+ answered HTTP 200 and sent 2 frames \(\d+ bytes\), then the connection broke .*reconnecting/);
+    expect(errors[0]!.message).not.toMatch(/check the host and port/);
+    await it.return!();
+  });
+
   it('skips a part over maxBodyBytes with TC_ERR_SOURCE_TOO_LARGE and keeps the connection', async () => {
     const small = makeJpeg(7);
     const cam = await startCamera((_req, res) => {

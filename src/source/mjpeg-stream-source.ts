@@ -149,6 +149,8 @@ export class MjpegStreamSource implements FrameSource {
     const ctrl = new AbortController();
     const unlink = linkSignals(ctrl, [signal]);
     let timedOut = false;
+    /** Once the camera answered with its stream: what it sent on this connection (for the error if it breaks). */
+    let streamed: { status: number; parser: MjpegParser; bytes: number } | undefined;
     // Bounds connect + headers as a whole; once streaming, undici's bodyTimeout catches a stalled camera.
     let timer: NodeJS.Timeout | undefined = setTimeout(() => {
       timedOut = true;
@@ -180,6 +182,7 @@ export class MjpegStreamSource implements FrameSource {
         );
       }
       const parser = new MjpegParser({ boundary: boundaryOf(contentType), maxPartBytes: maxBodyBytes });
+      streamed = { status: statusCode, parser, bytes: 0 };
       let oversizedSeen = 0;
       let healthy = false;
       // Bytes flowing without ever forming a frame would never trip the stall timeout: past this many bytes since
@@ -193,6 +196,7 @@ export class MjpegStreamSource implements FrameSource {
       let oversizedAtFrame = 0;
       for await (const chunk of body as AsyncIterable<Buffer>) {
         this.#http.stats.s.bytes += chunk.length;
+        streamed.bytes += chunk.length;
         sinceFrame += chunk.length;
         const parts = parser.push(chunk);
         const mismatch = parser.stats.boundaryMismatch;
@@ -259,7 +263,8 @@ export class MjpegStreamSource implements FrameSource {
       );
     } catch (err) {
       if (signal.aborted) throw err;
-      throw classifyRequestError(err, { cameraId, url, timeoutMs, timedOut });
+      const stream = streamed && { status: streamed.status, frames: streamed.parser.stats.parts, bytes: streamed.bytes };
+      throw classifyRequestError(err, { cameraId, url, timeoutMs, timedOut, stream });
     } finally {
       if (timer) clearTimeout(timer);
       unlink();

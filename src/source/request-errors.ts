@@ -44,6 +44,8 @@ export interface RequestContext {
   readonly timedOut: boolean;
   /** Set once the camera had answered and its image was being read: the status, bytes read and declared. */
   readonly body?: { readonly status: number; readonly read: number; readonly declared: number | undefined };
+  /** Set once an MJPEG camera had answered with its stream: the status, frames (parts) and bytes read on the connection. */
+  readonly stream?: { readonly status: number; readonly frames: number; readonly bytes: number };
 }
 
 export function classifyRequestError(err: unknown, ctx: RequestContext): SourceError {
@@ -68,6 +70,18 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
       'TC_ERR_SOURCE_NETWORK',
       `camera ${ctx.cameraId}: GET ${ctx.url} answered HTTP ${status}, then the connection broke after ${read}${declared !== undefined ? ` of ${declared}` : ''} bytes of the image ` +
         `(${detail}${extraCode ? `, ${extraCode}` : ''}); the camera or a proxy cut it short: check the camera's load and the network to it`,
+      { cause: err },
+    );
+  }
+  if (ctx.stream !== undefined) {
+    // The camera was reached and was streaming: the host and port are right, the stream was cut (a camera that
+    // caps its viewers or stream time, a proxy, a network that drops long connections).
+    const { status, frames, bytes } = ctx.stream;
+    return new SourceError(
+      'TC_ERR_SOURCE_NETWORK',
+      `camera ${ctx.cameraId}: MJPEG stream ${ctx.url} answered HTTP ${status} and sent ${frames} frames (${bytes} bytes), then the connection broke ` +
+        `(${detail}${extraCode ? `, ${extraCode}` : ''}); reconnecting. The camera or a proxy cut the stream: if this repeats, check the camera's load ` +
+        `(its other viewers, a limit on stream time) and the network to it`,
       { cause: err },
     );
   }
