@@ -73,6 +73,19 @@ test('image data cut short is refused as corrupt, by the scaled path and by the 
   expect(() => decodeWithJpegJs(cut, LIMITS, { scale: 4 })).toThrow(DecodeError);
 });
 
+test('headers without any image data (no scan) are refused as corrupt, at full size and at 1/4, not decoded into a flat grey frame', () => {
+  const b = new Uint8Array(new JpegEncoder().encode(pattern(), W, H, 85));
+  let sos = 2;
+  while (b[sos + 1] !== 0xda) sos += 2 + ((b[sos + 2]! << 8) | b[sos + 3]!);
+  const headersOnly = new Uint8Array([...b.subarray(0, sos), 0xff, 0xd9]); // SOI, tables, SOF, EOI
+  for (const scale of [1, 4] as const) {
+    expect(() => decodeWithJpegJs(headersOnly, LIMITS, { scale, what: 'camera x frame 3' })).toThrow(
+      new RegExp(`camera x frame 3: corrupt JPEG \\(a ${W}x${H} frame header but no image data\\)`),
+    );
+  }
+  expect((decodeWithJpegJs(b, LIMITS, { scale: 1 }) as DecodedImage).width).toBe(W);
+});
+
 test('a missing or out-of-sequence restart marker is refused as corrupt (data was lost between them)', () => {
   const good = new Uint8Array(new JpegEncoder().encode(pattern(), W, H, 85, 3));
   let rst = -1;

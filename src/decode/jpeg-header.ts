@@ -30,6 +30,7 @@ export function inspectJpeg(bytes: Uint8Array, what = 'JPEG'): JpegInfo {
     throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: truncated JPEG (${bytes.length} bytes, no end-of-image marker); ${CAMERA_HINTS.truncated}`);
   }
   let i = 2;
+  let size: JpegInfo | undefined;
   while (i + 4 <= bytes.length) {
     if (bytes[i] !== 0xff) {
       throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: corrupt JPEG (bad marker at byte ${i})`);
@@ -55,10 +56,17 @@ export function inspectJpeg(bytes: Uint8Array, what = 'JPEG'): JpegInfo {
       if (width === 0 || height === 0) {
         throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: JPEG header claims an empty ${width}x${height} image`);
       }
-      return { width, height };
+      size ??= { width, height };
     }
-    if (marker === 0xda || marker === 0xd9) break; // scan data before any frame header
+    // The image data: a frame header must have come before it.
+    if (marker === 0xda && size) return size;
+    if (marker === 0xda || marker === 0xd9) break;
     i += 2 + len;
+  }
+  if (size) {
+    // Headers and no image data at all (a camera whose encoder failed): jpeg-js decodes that into a flat grey frame,
+    // which the analyzer would take for a picture of the road (libjpeg-turbo refuses it).
+    throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: corrupt JPEG (a ${size.width}x${size.height} frame header but no image data); ${CAMERA_HINTS.truncated}`);
   }
   throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: corrupt JPEG (no frame header before the image data)`);
 }
