@@ -211,6 +211,35 @@ describe('MJPEG stream source', () => {
     await it.return!();
   });
 
+  it('gives up a stream that trickles bytes but completes no frame (stuck mid-part) as TC_ERR_SOURCE_TIMEOUT, and reconnects', async () => {
+    const [first, second] = [makeJpeg(3), makeJpeg(60)];
+    const cam = await startCamera((_req, res, n) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+      if (n > 0) {
+        writePart(res, second);
+        return;
+      }
+      writePart(res, first);
+      // The next part starts, then one byte every 50 ms: never idle for timeoutMs, never a frame.
+      res.write(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${first.length}\r\n\r\n`);
+      let i = 0;
+      const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(first.subarray(i, ++i))), 50);
+      res.on('close', () => clearInterval(t));
+    }, '/video.mjpg');
+    const errors: SourceError[] = [];
+    const source = new MjpegStreamSource({ ...opts, timeoutMs: 400, url: cam.url, onError: (e) => errors.push(e) });
+    onTestFinished(() => source.close());
+    const it = source.frames();
+
+    expect(Buffer.from((await it.next()).value!.jpeg)).toEqual(first);
+    await until(() => errors.length > 0);
+    expect(errors[0]!.code).toBe('TC_ERR_SOURCE_TIMEOUT');
+    expect(errors[0]!.message).toMatch(/MJPEG stream \S+ sent \d+ bytes but no complete frame for \d+\.\d s \(timeoutMs=400 plus pollIntervalMs=20\); reconnecting/);
+    expect(Buffer.from((await it.next()).value!.jpeg)).toEqual(second);
+    expect(cam.requests).toHaveLength(2);
+    await it.return!();
+  });
+
   it('gives up on a stream with no delimiter line within its first 256 KiB with TC_ERR_SOURCE_STREAM (not after 16 MB)', async () => {
     const cam = await startCamera((_req, res) => {
       res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });

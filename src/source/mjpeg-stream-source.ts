@@ -194,6 +194,11 @@ export class MjpegStreamSource implements FrameSource {
       const noDelimiterLimit = Math.min(noFrameLimit, NO_DELIMITER_BYTES);
       let sinceFrame = 0;
       let oversizedAtFrame = 0;
+      // A stream trickling bytes that never complete a frame (stuck mid-part) never trips the idle timeout
+      // (bodyTimeout) either: past timeoutMs plus one frame interval without a frame, as long as a snapshot request
+      // may take, the connection is given up and made again (it stayed up for good, the camera read as frozen).
+      const noFrameMs = this.#opts.timeoutMs + this.#opts.pollIntervalMs;
+      let frameAt = this.#http.now();
       for await (const chunk of body as AsyncIterable<Buffer>) {
         this.#http.stats.s.bytes += chunk.length;
         streamed.bytes += chunk.length;
@@ -218,6 +223,16 @@ export class MjpegStreamSource implements FrameSource {
           this.#http.stats.warning(tooLargeError(cameraId, url, parser.stats.lastOversizedBytes ?? 0, maxBodyBytes, 'part', parser.stats.lastOversizedExact));
         }
         if (parts.length === 0) {
+          const waited = this.#http.now() - frameAt;
+          if (waited > noFrameMs && parser.stats.oversized === oversizedAtFrame) {
+            discardBody(body);
+            return new SourceError(
+              'TC_ERR_SOURCE_TIMEOUT',
+              `camera ${cameraId}: MJPEG stream ${url} sent ${sinceFrame} bytes but no complete frame for ${(waited / 1000).toFixed(1)} s ` +
+                `(timeoutMs=${timeoutMs} plus pollIntervalMs=${this.#opts.pollIntervalMs}); reconnecting. Check that the camera is not overloaded ` +
+                `and the network to it, or raise the camera's timeoutMs if its frames take longer to arrive`,
+            );
+          }
           if (sinceFrame > (parser.stats.delimiters === 0 ? noDelimiterLimit : noFrameLimit)) {
             discardBody(body);
             if (parser.stats.oversized > oversizedAtFrame) {
@@ -235,6 +250,7 @@ export class MjpegStreamSource implements FrameSource {
         sinceFrame = 0;
         oversizedAtFrame = parser.stats.oversized;
         const completedAt = this.#http.now();
+        frameAt = completedAt;
         this.#lastPartAt = completedAt;
         this.#streaming = true;
         if (!healthy) {
