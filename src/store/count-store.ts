@@ -24,8 +24,20 @@ export const STORE_DEFAULTS = {
   flushBusyTimeoutMs: 250,
 } as const;
 
-/** What to check when a write fails: the fix named by every write error below. */
+/** What to check when a write fails: the fix named by every write error below (see writeFix). */
 const WRITE_FIX = 'check disk space and that no other process holds a write lock';
+
+/**
+ * The fix for a write SQLite refused: a read-only file or folder (SQLITE_READONLY: a file of another user, a read-only
+ * mount, chmod a-w) is fixed by neither disk space nor a lock, which WRITE_FIX names for everything else.
+ */
+export function writeFix(file: string, err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
+    return `the database is read-only: make ${file}, its -wal and -shm files and its folder writable by the user the daemon runs as (or the mount read-write), or give it another --db`;
+  }
+  return WRITE_FIX;
+}
 
 export interface CountStoreOptions {
   flushIntervalMs?: number;
@@ -395,7 +407,7 @@ export class CountStore implements AsyncDisposable {
       }).immediate();
     } catch (err) {
       // A raw SqliteError ("database is locked") names neither the file nor the fix.
-      throw new StoreError(`${this.file}: could not register camera ${cam.id} (${(err as Error).message}); ${WRITE_FIX}`, { cause: err });
+      throw new StoreError(`${this.file}: could not register camera ${cam.id} (${(err as Error).message}); ${writeFix(this.file, err)}`, { cause: err });
     }
     this.#lines.set(cam.id, new Set(cam.lines.map((l) => l.id)));
     this.#intervals.set(cam.id, cam.pollIntervalMs);
@@ -577,7 +589,7 @@ export class CountStore implements AsyncDisposable {
       this.#failedFlushes++;
       this.#lastError = (err as Error).message;
       throw new StoreError(
-        `${this.file}: could not write ${events.length} events and ${counts.length + frames.length} pending buckets (${(err as Error).message}); they are kept and retried at the next flush — ${WRITE_FIX}`,
+        `${this.file}: could not write ${events.length} events and ${counts.length + frames.length} pending buckets (${(err as Error).message}); they are kept and retried at the next flush — ${writeFix(this.file, err)}`,
         { cause: err },
       );
     }
@@ -727,7 +739,7 @@ export class CountStore implements AsyncDisposable {
       this.#flush(this.#opts.busyTimeoutMs);
     } catch (err) {
       failure = new StoreError(
-        `${this.file}: closed without writing ${pending} events and ${buckets} pending buckets (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}); ${WRITE_FIX}`,
+        `${this.file}: closed without writing ${pending} events and ${buckets} pending buckets (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}); ${writeFix(this.file, (err as Error).cause ?? err)}`,
         { cause: err },
       );
     }
