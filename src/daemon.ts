@@ -574,6 +574,20 @@ export class Daemon implements AsyncDisposable {
     return Date.now() - p.lastNewImageAt >= Math.max(p.camera.frozenAfterMs, 3 * p.camera.pollIntervalMs);
   }
 
+  /**
+   * Why no frame came back from the decoders, and the fix. Where remote decoders connect (zeromq over tcp://), how to
+   * start one: with `decoders` 0 and the only remote decoder gone, "check the decoders" named neither what nor where.
+   */
+  #noDecoderMessage(): string {
+    const { dropped, endpoint } = this.#channel.stats();
+    const key = this.config.zeromqKeyFile !== '' ? ` --key-file (a copy of ${this.config.zeromqKeyFile})` : '';
+    const fix =
+      endpoint !== undefined
+        ? `check the decoders: start one on a decoder host with traffic-counter decoder --connect ${endpoint}${key}${this.config.decoders === 0 ? ', or give the daemon local decoders (decoders 1 or more)' : ''}`
+        : 'check the decoders (the log says when one exited or hung)';
+    return `no decoder returned its frames (the channel dropped ${dropped}); ${fix}`;
+  }
+
   /** A camera that answers but has had no frame analysed for a while, and why (`why`: the reason and its fix). */
   #starvedMessage(p: CameraPipeline, why: string): string {
     return `camera ${p.camera.id}: no frame analysed for ${Math.round((Date.now() - p.lastAnalysedAt) / 1000)} s although the camera answers: ${why}`;
@@ -692,7 +706,7 @@ export class Daemon implements AsyncDisposable {
         const stuckRefused = frozen && p.latestImageUsable === false && p.skipReason !== null;
         const failing = stuckRefused || (!down && !frozen && (waiting || (refusal !== undefined && now - p.lastAnalysedAt > quietMs)));
         if (failing && !stuckRefused) {
-          const why = p.skipReason ?? refusal?.message ?? `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); check the decoders`;
+          const why = p.skipReason ?? refusal?.message ?? this.#noDecoderMessage();
           warnings.push({ message: this.#starvedMessage(p, why) });
         }
         if (p.load.behind && p.load.share(now) !== undefined) warnings.push({ message: behindMessage(p.camera.id, p.load.last!, this.config) });

@@ -45,6 +45,18 @@ it('tells a camera whose every frame is dropped that the daemon cannot keep up, 
   expect(s.cameras[0]!.dropped).toBe(s.channel.submitted - s.channel.inFlight);
   expect(s.cameras[0]!.dropped).toBe(s.channel.dropped);
 
+  // Once no frame has come out for 10 s the camera reads failing, its warning naming how to start a decoder and
+  // where (it said "check the decoders", naming neither).
+  await until('the camera failing', () => daemon.stats().cameras[0]!.status === 'failing');
+  expect(daemon.stats().cameras[0]!.warnings.map((w) => w.message)).toContainEqual(
+    expect.stringMatching(
+      new RegExp(
+        `^camera cam1: no frame analysed for \\d+ s although the camera answers: no decoder returned its frames \\(the channel dropped \\d+\\); ` +
+          `check the decoders: start one on a decoder host with traffic-counter decoder --connect ${endpoint}, or give the daemon local decoders \\(decoders 1 or more\\)$`,
+      ),
+    ),
+  );
+
   // A remote decoder connects: every frame comes out again.
   const ac = new AbortController();
   const decoder = runZeromqDecoder({ connect: endpoint, decoder: 'jpeg-js', signal: ac.signal });
