@@ -53,4 +53,26 @@ describe('unreachable snapshot camera', () => {
     expect(errors[0]!.message).toMatch(/answered HTTP 200, then the connection broke after 100 of 5000 bytes of the image \(.*\); the camera or a proxy cut it short/);
     expect(errors[0]!.message).not.toContain('check the host and port');
   });
+
+  // The connection was accepted, so the host is right: what to check is the scheme and port (an https:// camera
+  // asked over http://, an RTSP port) or the camera's load, not "the host and port and that it is on the network".
+  it.each([
+    ['closes the connection without answering', (sock: import('node:net').Socket) => sock.once('data', () => sock.destroy()), /failed: the camera accepted the connection, then closed it without answering \(other side closed.*\); check the scheme and port in the camera URL \(an https:\/\/ camera asked over http:\/\/\?\) and the camera's load/],
+    ['answers with bytes that are not HTTP (a TLS alert)', (sock: import('node:net').Socket) => sock.once('data', () => sock.end(Buffer.from([0x15, 0x03, 0x01, 0x00, 0x02, 0x02, 0x46]))), /was answered with something that is not HTTP \(.*\); check the scheme and port in the camera URL: an https:\/\/ camera asked over http:\/\/, or a port of another service/],
+  ])('tells a camera that %s to check the scheme and port, not the host', async (_what, serve, expected) => {
+    const server = createServer(serve);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+    const ac = new AbortController();
+    const errors: SourceError[] = [];
+    const source = snapshotSource(`http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`, (err) => {
+      errors.push(err);
+      ac.abort();
+    });
+    onTestFinished(() => source.close());
+    await take(source.frames(ac.signal), 1);
+    expect(errors[0]!.code).toBe('TC_ERR_SOURCE_NETWORK');
+    expect(errors[0]!.message).toMatch(expected);
+    expect(errors[0]!.message).not.toContain('check the host and port');
+  });
 });

@@ -85,6 +85,24 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
       { cause: err },
     );
   }
+  // The camera was reached (the connection was accepted) but gave no HTTP answer: the host is right, the scheme or
+  // port likely not (an https:// camera asked over http://, an RTSP port), or the camera dropped the request.
+  if ((err as { name?: unknown } | null)?.name === 'HTTPParserError' || code?.startsWith('HPE_')) {
+    return new SourceError(
+      'TC_ERR_SOURCE_NETWORK',
+      `camera ${ctx.cameraId}: GET ${ctx.url} was answered with something that is not HTTP (${detail}${extraCode ? `, ${extraCode}` : ''}); ` +
+        `check the scheme and port in the camera URL: an https:// camera asked over http://, or a port of another service (RTSP is 554)`,
+      { cause: err },
+    );
+  }
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') {
+    return new SourceError(
+      'TC_ERR_SOURCE_NETWORK',
+      `camera ${ctx.cameraId}: GET ${ctx.url} failed: the camera accepted the connection, then closed it without answering (${detail}${extraCode ? `, ${extraCode}` : ''}); ` +
+        `check the scheme and port in the camera URL (an https:// camera asked over http://?) and the camera's load (many cameras drop requests beyond a few connections)`,
+      { cause: err },
+    );
+  }
   return new SourceError(
     'TC_ERR_SOURCE_NETWORK',
     `camera ${ctx.cameraId}: GET ${ctx.url} failed: ${detail}${extraCode ? ` (${extraCode})` : ''}; ` +
