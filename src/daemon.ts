@@ -544,6 +544,10 @@ export class Daemon implements AsyncDisposable {
         }
         if (p.stats.framesAnalysed % REACH_CHECK_FRAMES === 0) this.#checkReach(p);
         this.#checkView(p);
+        // A change of frame size counted the start-up it cut short (CameraAnalyzer.resize): its frames are received
+        // now, not held for the new start-up (a camera changing size again before each start-up ended held them all
+        // until the daemon stopped, its stored minutes 0% uptime beside their counts, and lost them to a kill -9).
+        if (p.analyzer.lastResize !== undefined && p.analyzer.lastResize.count !== p.resizesLogged) this.#storeHeldTicks(p);
         this.#received(p, f.capturedAt);
         p.recentFrames[p.recentCount++ % p.recentFrames.length] = f.capturedAt;
       } catch (err) {
