@@ -9,7 +9,10 @@ import { CameraAnalyzer } from '../dist/src/analyze/camera-analyzer.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { queryCounts } from '../dist/src/store/count-reader.js';
 import { parseQueryParams } from '../dist/src/store/query-counts.js';
-import { CRAWL, H, LINE_Y, T0, W, car, roadFrame, type Box } from './helpers/synthetic-road.js';
+import { CRAWL, H, LINE_Y, W, car, roadFrame, type Box } from './helpers/synthetic-road.js';
+
+// The frames' capture times (X-Sim-Time): within the hour before now, as the daemon takes no stamp further from its clock.
+const T0 = Math.floor((Date.now() - 1_800_000) / 1000) * 1000;
 import { startCamera } from './helpers/source-http.js';
 import { tempDir } from './helpers/temp-dir.js';
 

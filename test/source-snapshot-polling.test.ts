@@ -37,7 +37,7 @@ describe('HTTP snapshot polling', () => {
   });
 
   it('takes the capture time from an X-Sim-Time header when the camera sends one', async () => {
-    const stamp = 1_700_000_000_123;
+    const stamp = Date.now() - 10_123;
     const cam = await startCamera((_req, res, n) => {
       res.writeHead(200, { 'content-type': 'image/jpeg', 'x-sim-time': String(stamp + n * 40) }).end(makeJpeg(n));
     });
@@ -46,6 +46,19 @@ describe('HTTP snapshot polling', () => {
 
     const frames = await take(source.frames(), 2);
     expect(frames.map((f) => f.capturedAt)).toEqual([stamp, stamp + 40]);
+  });
+
+  it('times a frame on arrival when its X-Sim-Time is more than an hour from this clock (its counts went to that time)', async () => {
+    const yearAgo = Date.now() - 365 * 86_400_000;
+    const cam = await startCamera((_req, res, n) => {
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'x-sim-time': String(n === 0 ? yearAgo : Date.now() + 2 * 3_600_000) }).end(makeJpeg(n));
+    });
+    const source = new HttpSnapshotSource({ cameraId: 'cam1', url: cam.url, ...timing });
+    onTestFinished(() => source.close());
+    const before = Date.now();
+    const frames = await take(source.frames(), 2);
+    for (const f of frames) expect(f.capturedAt).toBeGreaterThanOrEqual(before);
+    for (const f of frames) expect(f.capturedAt).toBeLessThanOrEqual(Date.now());
   });
 
   it('sends credentials from the URL as Basic authorization and keeps the password out of error messages', async () => {

@@ -23,6 +23,16 @@ export interface HttpSnapshotSourceOptions extends HttpSourceOptions {
 /** A simulator (or a camera) that stamps its own capture instant, epoch ms. */
 const CAPTURE_TIME_HEADER = 'x-sim-time';
 
+/**
+ * A camera's capture stamp (X-Sim-Time, the simulator's header), or the arrival time where there is none or it is
+ * more than an hour from this machine's clock: any camera can send the header, and one a year off (a wrong clock, a
+ * hostile server) had its counts stored a year ago, its uptime 0% today although every poll was answered.
+ */
+export function captureTime(stamped: number, arrivedAt: number): number {
+  return Number.isFinite(stamped) && stamped > 0 && Math.abs(stamped - arrivedAt) <= MAX_STAMP_SKEW_MS ? stamped : arrivedAt;
+}
+const MAX_STAMP_SKEW_MS = 3_600_000;
+
 type Outcome =
   | { readonly kind: 'frame'; readonly jpeg: Uint8Array; readonly capturedAt: number }
   | { readonly kind: 'not-modified' }
@@ -203,7 +213,7 @@ export class HttpSnapshotSource implements FrameSource {
       // A camera that stamps its own capture instant is more precise than our clock at response time
       // (which adds network and queueing delay).
       const stamped = Number(header(h, CAPTURE_TIME_HEADER));
-      const capturedAt = Number.isFinite(stamped) && stamped > 0 ? stamped : completedAt;
+      const capturedAt = captureTime(stamped, completedAt);
       newPicture = true;
       return { kind: 'frame', jpeg, capturedAt };
     } catch (err) {

@@ -10,6 +10,7 @@ import type { FrameSource, SourceStats } from './frame-source.js';
 import { closeHttpSource, forgetMove, requestCamera, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { MjpegParser } from './mjpeg-parser.js';
+import { captureTime } from './http-snapshot-source.js';
 import { RepeatedImage } from './repeated-image.js';
 import { classifyRequestError, notAnImageError, tooLargeError, wrongKindError } from './request-errors.js';
 
@@ -271,7 +272,7 @@ export class MjpegStreamSource implements FrameSource {
         }
         const stamped = parser.partTimes[i];
         // A camera that stamps its capture instant is more precise than our clock on arrival.
-        deliver({ jpeg: parts[i], capturedAt: Number.isFinite(stamped) && stamped > 0 ? stamped : completedAt });
+        deliver({ jpeg: parts[i], capturedAt: captureTime(stamped, completedAt) });
       }
       return new SourceError(
         'TC_ERR_SOURCE_STREAM',
