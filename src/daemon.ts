@@ -583,13 +583,19 @@ export class Daemon implements AsyncDisposable {
    * start one: with `decoders` 0 and the only remote decoder gone, "check the decoders" named neither what nor where.
    */
   #noDecoderMessage(): string {
-    const { dropped, endpoint } = this.#channel.stats();
-    const key = this.config.zeromqKeyFile !== '' ? ` --key-file (a copy of ${this.config.zeromqKeyFile})` : '';
+    const command = this.#remoteDecoderCommand();
     const fix =
-      endpoint !== undefined
-        ? `check the decoders: start one on a decoder host with traffic-counter decoder --connect ${endpoint}${key}${this.config.decoders === 0 ? ', or give the daemon local decoders (decoders 1 or more)' : ''}`
+      command !== undefined
+        ? `check the decoders: start one on a decoder host with ${command}${this.config.decoders === 0 ? ', or give the daemon local decoders (decoders 1 or more)' : ''}`
         : 'check the decoders (the log says when one exited or hung)';
-    return `no decoder returned its frames (the channel dropped ${dropped}); ${fix}`;
+    return `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); ${fix}`;
+  }
+
+  /** The command that starts a remote decoder for this daemon, where they connect (zeromq over tcp://). */
+  #remoteDecoderCommand(): string | undefined {
+    const { endpoint } = this.#channel.stats();
+    const key = this.config.zeromqKeyFile !== '' ? ` --key-file (a copy of ${this.config.zeromqKeyFile})` : '';
+    return endpoint === undefined ? undefined : `traffic-counter decoder --connect ${endpoint}${key}`;
   }
 
   /** A camera that answers but has had no frame analysed for a while, and why (`why`: the reason and its fix). */
@@ -611,7 +617,7 @@ export class Daemon implements AsyncDisposable {
     const now = Date.now();
     for (const p of this.#pipelines.values()) {
       const verdict = p.load.end(now);
-      if (verdict === 'behind') this.#log.warn(behindMessage(p.camera.id, p.load.last!, this.config));
+      if (verdict === 'behind') this.#log.warn(behindMessage(p.camera.id, p.load.last!, this.config, this.#remoteDecoderCommand()));
       else if (verdict === 'keeps up') this.#log.info(keepsUpMessage(p.camera.id, p.load.last!));
     }
   }
@@ -713,7 +719,7 @@ export class Daemon implements AsyncDisposable {
           const why = p.skipReason ?? refusal?.message ?? this.#noDecoderMessage();
           warnings.push({ message: this.#starvedMessage(p, why) });
         }
-        if (p.load.behind && p.load.share(now) !== undefined) warnings.push({ message: behindMessage(p.camera.id, p.load.last!, this.config) });
+        if (p.load.behind && p.load.share(now) !== undefined) warnings.push({ message: behindMessage(p.camera.id, p.load.last!, this.config, this.#remoteDecoderCommand()) });
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         const view = p.analyzer.viewState();
         if (view?.moved) warnings.push({ message: viewMovedMessage(p.camera.id, view) });

@@ -86,14 +86,22 @@ export class LoadWindow {
   }
 }
 
-/** Says that the daemon cannot keep up with camera `cameraId` over window `w`, and the fixes (from `c`). */
-export function behindMessage(cameraId: string, w: LoadCounts, c: Pick<Config, 'decoders' | 'decodeScale' | 'decoder'>): string {
+/**
+ * Says that the daemon cannot keep up with camera `cameraId` over window `w`, and the fixes (from `c`; with `decoders`
+ * 0, `remoteCommand` is the command that starts a remote decoder for this daemon, where it is known).
+ */
+export function behindMessage(
+  cameraId: string,
+  w: LoadCounts,
+  c: Pick<Config, 'decoders' | 'decodeScale' | 'decoder'>,
+  remoteCommand = 'traffic-counter decoder --connect ENDPOINT',
+): string {
   const sec = (w.endAt - w.startAt) / 1000;
   const rate = (n: number): string => (n / sec).toFixed(1);
   // With remote decoders only (zeromq, decoders 0), local settings change nothing: more of those are the fix.
   const fix =
     c.decoders === 0
-      ? `connect more remote decoders (\`traffic-counter decoder --connect …\`; \`decoders\` is 0, so all decoding is theirs), a larger \`decodeScale\` (now ${c.decodeScale}), or count fewer cameras in this daemon`
+      ? `connect more remote decoders (\`${remoteCommand}\`; \`decoders\` is 0, so all decoding is theirs), a larger \`decodeScale\` (now ${c.decodeScale}), or count fewer cameras in this daemon`
       : `give it more decoders (\`decoders\`, now ${c.decoders}), a larger \`decodeScale\` (now ${c.decodeScale}) or a faster \`decoder\` (now ${c.decoder}; jpeg-turbo is the fastest), or count fewer cameras in this daemon`;
   return (
     `camera ${cameraId}: the daemon cannot keep up: ${w.dropped} of its ${w.frames} frames (${Math.round((100 * w.dropped) / w.frames)}%) in ` +
