@@ -27,7 +27,7 @@ CURVE_GREETING.write('CURVE', 12, 'latin1');
 CURVE_GREETING[32] = 1;
 
 /** A refusing "daemon" on 127.0.0.1 (port 0: a free one); `accepts` gets the time of each connection. */
-async function refusingDaemon(how: 'curve' | 'hang-up', port = 0): Promise<{ endpoint: string; port: number; accepts: number[]; close: () => Promise<void> }> {
+async function refusingDaemon(how: 'curve' | 'hang-up' | 'silent', port = 0): Promise<{ endpoint: string; port: number; accepts: number[]; close: () => Promise<void> }> {
   const accepts: number[] = [];
   const open = new Set<Socket>();
   const server: Server = createServer((c) => {
@@ -36,7 +36,7 @@ async function refusingDaemon(how: 'curve' | 'hang-up', port = 0): Promise<{ end
     c.on('close', () => open.delete(c));
     c.on('error', () => {});
     if (how === 'curve') c.write(CURVE_GREETING);
-    else c.destroy();
+    else if (how === 'hang-up') c.destroy();
   });
   // A port just given up by a ZeromqChannel is free a moment after its close() resolved (libzmq unbinds on its own thread).
   for (let tries = 0; ; tries++) {
@@ -146,4 +146,24 @@ test('a decoder refused, then let in, is refused again at the fast retry, not at
   ]);
   await new Promise((r) => setTimeout(r, 2_000));
   expectBackOff(gaps(again.accepts));
+});
+
+test('a daemon that takes the connection but does not answer the handshake (hung) is not said to refuse the key', async () => {
+  // As a daemon stopped with SIGSTOP (or swamped) does: the kernel takes the connection, nothing answers. The handshake
+  // times out (0.3 s here, 30 s by default) and libzmq tries again by itself; it was said to be a key refusal ("it
+  // wants a key", to a keyless decoder at a keyless daemon that had just been decoding its frames) and backed off.
+  const daemon = await refusingDaemon('silent');
+  const status: string[] = [];
+  const ac = new AbortController();
+  const running = runZeromqDecoder({ connect: daemon.endpoint, decoder: 'jpeg-js', signal: ac.signal, refusedRetryMs: 100, refusedRetryMaxMs: 400, handshakeTimeoutMs: 300, onStatus: (m) => status.push(m) });
+  onTestFinished(async () => {
+    ac.abort();
+    await running;
+  });
+  await new Promise((r) => setTimeout(r, 2_500));
+  expect(status).toEqual([
+    `the analyzer at ${daemon.endpoint} took the connection but did not answer the handshake in time (a daemon that is hung or overloaded, or something other than a daemon at that port); still trying`,
+  ]);
+  // One attempt per handshake timeout (0.3 s, then libzmq's 0.1 s reconnect interval), none cut short.
+  expect(daemon.accepts.length).toBeGreaterThanOrEqual(4);
 });

@@ -31,6 +31,8 @@ export interface ZeromqDecoderOptions {
   readonly refusedRetryMaxMs?: number;
   /** A decoder that has found no analyzer this long after it started says so; default NO_ANALYZER_MS. */
   readonly noAnalyzerMs?: number;
+  /** A connection whose ZMTP handshake is not done this long after it was made is dropped; default libzmq's (30 s). */
+  readonly handshakeTimeoutMs?: number;
   /**
    * CURVE: this decoder's key pair and the analyzer's public key (all Z85). From a key file (see zeromq-key.ts), the
    * pair is the file's and serverKey its public key.
@@ -78,6 +80,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
     routingId: opts.routingId ?? `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`,
     linger: 1_000, // ms to deliver a last frame or 'bye' after close, while an analyzer is connected (see close)
     ...(opts.connect.startsWith('tcp://[') ? { ipv6: true } : {}),
+    ...(opts.handshakeTimeoutMs === undefined ? {} : { handshakeInterval: opts.handshakeTimeoutMs }),
     ...(opts.key === undefined ? {} : { curvePublicKey: opts.key.publicKey, curveSecretKey: opts.key.secretKey, curveServerKey: opts.key.serverKey }),
   });
   // Whether an analyzer is at the other end: the ZMTP handshake is done and the connection has not dropped since.
@@ -98,10 +101,13 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   // A broken pipe is also what this end sees when the daemon found a mismatch first: the next attempt (0.1 s later)
   // may say more, so it is said only if nothing clearer comes within UNCLEAR_REFUSAL_MS.
   let unclear: NodeJS.Timeout | undefined;
+  // Whether a handshake that got no answer in time was said (once until a connection is made).
+  let saidNoAnswer = false;
   sock.events.on('handshake', () => {
     connected = true;
     found = true;
     refusal = undefined;
+    saidNoAnswer = false;
     refusals = 0;
     saidCapped = false;
     clearTimeout(unclear);
@@ -174,7 +180,17 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   };
   sock.events.on('handshake:error:auth', () => refused('auth'));
   sock.events.on('handshake:error:protocol', (ev) => refused(ev.error.code === 'ERR_ZMTP_MECHANISM_MISMATCH' ? 'mismatch' : 'auth'));
-  sock.events.on('handshake:error:other', () => {
+  sock.events.on('handshake:error:other', (ev) => {
+    // A handshake that got no answer within the handshake interval (libzmq gives EAGAIN) is a daemon that is hung,
+    // stopped or swamped, or something other than a daemon at that port: not a refusal (a daemon that refuses
+    // answers or hangs up at once). libzmq tries again by itself, each attempt taking that long.
+    if (ev.error.code === 'EAGAIN' || ev.error.code === 'ETIMEDOUT') {
+      if (!saidNoAnswer) {
+        saidNoAnswer = true;
+        status(`the analyzer at ${opts.connect} took the connection but did not answer the handshake in time (a daemon that is hung or overloaded, or something other than a daemon at that port); still trying`);
+      }
+      return;
+    }
     // Once refused, a broken pipe is the retry refused again: libzmq would try again in 0.1 s, the decoder later.
     if (refusal !== undefined) refused('unclear');
     else if (unclear === undefined) {
