@@ -739,7 +739,7 @@ export class CountStore implements AsyncDisposable {
       this.#flush(this.#opts.busyTimeoutMs);
     } catch (err) {
       failure = new StoreError(
-        `${this.file}: closed without writing ${pending} events and ${buckets} pending buckets (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}); ${writeFix(this.file, (err as Error).cause ?? err)}`,
+        `${this.file}: closed without writing ${pending} events and ${buckets} pending buckets (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}); ${writeFix(this.file, (err as Error).cause ?? err)}${this.#unwrittenCounts()}`,
         { cause: err },
       );
     }
@@ -753,10 +753,41 @@ export class CountStore implements AsyncDisposable {
     if (failure) throw failure;
   }
 
+  /**
+   * The counts a failed final flush leaves unwritten, per camera and line with the minutes they fall in, for the log:
+   * once the store is closed they are gone, and this is the only record of them (helper 41: "closed without writing 11
+   * events and 9 pending buckets" said how many, not which). At most UNWRITTEN_LINES lines.
+   */
+  #unwrittenCounts(): string {
+    const byLine = new Map<string, { cameraId: string; lineId: string; in: number; out: number; from: number; to: number }>();
+    for (const a of this.#counts.values()) {
+      const key = `${a.cameraId}\0${a.lineId}`;
+      const t = byLine.get(key);
+      if (t) {
+        t.in += a.c[0]!;
+        t.out += a.c[1]!;
+        t.from = Math.min(t.from, a.startMs);
+        t.to = Math.max(t.to, a.startMs + BUCKET_MS.minute);
+      } else byLine.set(key, { cameraId: a.cameraId, lineId: a.lineId, in: a.c[0]!, out: a.c[1]!, from: a.startMs, to: a.startMs + BUCKET_MS.minute });
+    }
+    const lines = [...byLine.values()]
+      .filter((t) => t.in + t.out > 0)
+      .sort((a, b) => (a.cameraId === b.cameraId ? cmp(a.lineId, b.lineId) : cmp(a.cameraId, b.cameraId)));
+    if (lines.length === 0) return '';
+    const shown = lines
+      .slice(0, UNWRITTEN_LINES)
+      .map((t) => `camera ${t.cameraId} line ${t.lineId}: in ${t.in}, out ${t.out} (${new Date(t.from).toISOString()} to ${new Date(t.to).toISOString()})`);
+    const more = lines.length > UNWRITTEN_LINES ? `; and ${lines.length - UNWRITTEN_LINES} more lines` : '';
+    return `. Counts not written: ${shown.join('; ')}${more}`;
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     this.close();
   }
 }
+
+/** The unwritten counts' lines a failed close names at most (see #unwrittenCounts). */
+const UNWRITTEN_LINES = 50;
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
