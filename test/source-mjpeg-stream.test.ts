@@ -234,10 +234,47 @@ describe('MJPEG stream source', () => {
     expect(Buffer.from((await it.next()).value!.jpeg)).toEqual(first);
     await until(() => errors.length > 0);
     expect(errors[0]!.code).toBe('TC_ERR_SOURCE_TIMEOUT');
-    expect(errors[0]!.message).toMatch(/MJPEG stream \S+ sent \d+ bytes but no complete frame for \d+\.\d s \(timeoutMs=400 plus pollIntervalMs=20\); reconnecting/);
+    expect(errors[0]!.message).toMatch(/MJPEG stream \S+ sent \d+ bytes but no complete frame for \d+\.\d s \(twice timeoutMs=400 plus pollIntervalMs=20\); reconnecting/);
     expect(Buffer.from((await it.next()).value!.jpeg)).toEqual(second);
     expect(cam.requests).toHaveLength(2);
     await it.return!();
+  });
+
+  it('keeps a slow stream whose frames each take a while to arrive after a pause shorter than timeoutMs', { timeout: 15_000 }, async () => {
+    // A camera sending a frame every 1.3 s (pollIntervalMs left below that), each frame's bytes spread over 0.6 s
+    // (a slow link): idle 0.7 s at most (timeoutMs 0.8 s), each frame complete 0.6 s after its first byte, but 1.3 s
+    // after the one before, past timeoutMs plus pollIntervalMs (1.1 s): it was cut and made again at every frame.
+    const images = Array.from({ length: 8 }, (_, i) => makeJpeg(i * 30));
+    const cam = await startCamera((_req, res) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+      writePart(res, images[0]!);
+      let k = 1;
+      const timers: NodeJS.Timeout[] = [];
+      const sendSlowly = (): void => {
+        const jpeg = images[k++ % images.length]!;
+        const part = Buffer.concat([Buffer.from(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`), jpeg, Buffer.from('\r\n')]);
+        const pieces = 6;
+        for (let j = 0; j < pieces; j++) {
+          timers.push(setTimeout(() => res.destroyed || res.write(part.subarray(Math.floor((j * part.length) / pieces), Math.floor(((j + 1) * part.length) / pieces))), j * 120));
+        }
+      };
+      let t: NodeJS.Timeout | undefined;
+      timers.push(setTimeout(() => { sendSlowly(); t = setInterval(sendSlowly, 1_300); }, 600));
+      res.on('close', () => { clearInterval(t); timers.forEach(clearTimeout); });
+    }, '/video.mjpg');
+    const errors: SourceError[] = [];
+    const source = new MjpegStreamSource({ ...opts, timeoutMs: 800, pollIntervalMs: 300, url: cam.url, onError: (e) => errors.push(e) });
+    onTestFinished(() => source.close());
+    const it = source.frames();
+    let delivered = 0;
+    const reading = (async () => {
+      while (!(await it.next()).done) delivered++;
+    })();
+    await until(() => delivered >= 4 || errors.length > 0);
+    expect(errors.map((e) => e.message)).toEqual([]);
+    expect(cam.requests).toHaveLength(1);
+    await it.return!();
+    await reading;
   });
 
   it('gives up on a stream with no delimiter line within its first 256 KiB with TC_ERR_SOURCE_STREAM (not after 16 MB)', async () => {

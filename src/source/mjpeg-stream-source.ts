@@ -196,9 +196,12 @@ export class MjpegStreamSource implements FrameSource {
       let sinceFrame = 0;
       let oversizedAtFrame = 0;
       // A stream trickling bytes that never complete a frame (stuck mid-part) never trips the idle timeout
-      // (bodyTimeout) either: past timeoutMs plus one frame interval without a frame, as long as a snapshot request
-      // may take, the connection is given up and made again (it stayed up for good, the camera read as frozen).
-      const noFrameMs = this.#opts.timeoutMs + this.#opts.pollIntervalMs;
+      // (bodyTimeout) either: past twice timeoutMs plus one frame interval without a frame the connection is given
+      // up and made again (it stayed up for good, the camera read as frozen). A healthy frame may come after a pause
+      // of up to timeoutMs (longer is the idle timeout's), then take as long as a snapshot request may, plus a frame
+      // interval: counting the pause too, timeoutMs plus pollIntervalMs alone cut a slow stream (a frame every
+      // 1.3 s, each arriving over 0.6 s, at timeoutMs 0.8 s, pollIntervalMs 0.3 s) at every frame.
+      const noFrameMs = 2 * this.#opts.timeoutMs + this.#opts.pollIntervalMs;
       let frameAt = this.#http.now();
       for await (const chunk of body as AsyncIterable<Buffer>) {
         this.#http.stats.s.bytes += chunk.length;
@@ -230,7 +233,7 @@ export class MjpegStreamSource implements FrameSource {
             return new SourceError(
               'TC_ERR_SOURCE_TIMEOUT',
               `camera ${cameraId}: MJPEG stream ${url} sent ${sinceFrame} bytes but no complete frame for ${(waited / 1000).toFixed(1)} s ` +
-                `(timeoutMs=${timeoutMs} plus pollIntervalMs=${this.#opts.pollIntervalMs}); reconnecting. Check that the camera is not overloaded ` +
+                `(twice timeoutMs=${timeoutMs} plus pollIntervalMs=${this.#opts.pollIntervalMs}); reconnecting. Check that the camera is not overloaded ` +
                 `and the network to it, or raise the camera's timeoutMs if its frames take longer to arrive`,
             );
           }
