@@ -47,6 +47,16 @@ describe('frame-size options', () => {
     expect(optionsAfterFrame({}, 1280, 720, 2).downscale).toBe(4);
   });
 
+  it('are fitted to the first frame taken in, not to a refused one of another size before it', () => {
+    // The ROI reaches (600, 340): a 320x180 frame is refused (the ROI does not fit), then 1280x720 frames come,
+    // as from a camera whose first answers were a smaller picture (its low-resolution stream, a start-up image).
+    const a = new CameraAnalyzer(camera());
+    const grey = (w: number, h: number, t: number) => ({ width: w, height: h, scale: 1, data: new Uint8Array(w * h * 4).fill(128), timeMs: t });
+    expect(() => a.process(grey(320, 180, 0))).toThrow(/roi/);
+    a.process(grey(1280, 720, 500));
+    expect([a.options.downscale, a.options.minAreaPx, a.options.lineMinMarginPx]).toEqual([ANALYZER_DEFAULTS.downscale, ANALYZER_DEFAULTS.minAreaPx, ANALYZER_DEFAULTS.lineMinMarginPx]);
+  });
+
   it('are the 1280x720 ones before any frame, and a bad value is still refused by name', () => {
     expect(new CameraAnalyzer(camera()).options).toEqual(ANALYZER_DEFAULTS);
     expect(() => resolveAnalyzerOptions({ minAreaPx: 0 }, 'cameras[0].analyzer', { width: 1920, height: 1080, scale: 1 }))

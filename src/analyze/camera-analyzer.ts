@@ -663,10 +663,12 @@ export class CameraAnalyzer {
       const options = resolveAnalyzerOptions(this.camera.analyzer, `${this.path}.analyzer`, size);
       // A ROI too small for the fitted scale throws here, for every frame, as a frame too small for the ROI does.
       if (FRAME_SIZE_KEYS.some((k) => options[k] !== this.inner.options[k])) this.inner = new ScaledAnalyzer(this.camera, this.path, options, this.observer);
-      this.sized = true;
     }
-    // Only a frame taken in (the ROI inside it, its data whole) sets the size the ROI and lines are drawn on.
+    // Only a frame taken in (the ROI inside it, its data whole) sets the size the ROI and lines are drawn on, and
+    // the frame-size options: fitted to a refused frame of another size (a 640x360 picture a 1280x720 camera sent
+    // first), they were kept for every frame after it (1280x720 analysed with 640x360's minAreaPx).
     this.inner.checkFrame(frame);
+    this.sized = true;
     this.drawnOn ??= size;
     this.frameSize ??= size;
     yield* this.inner.steps(frame);
