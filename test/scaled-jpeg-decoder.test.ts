@@ -86,6 +86,16 @@ test('headers without any image data (no scan) are refused as corrupt, at full s
   expect((decodeWithJpegJs(b, LIMITS, { scale: 1 }) as DecodedImage).width).toBe(W);
 });
 
+test('a whole JPEG followed by a line end or blanks (a camera CGI that ends its answer with CRLF) is taken, as jpeg-js and libjpeg take it', () => {
+  const b = new Uint8Array(new JpegEncoder().encode(pattern(), W, H, 85));
+  for (const tail of [[0x0d, 0x0a], [0x0a], [0x20, 0x20], [0x0d, 0x0a, 0x00, 0x00]]) {
+    const withTail = new Uint8Array([...b, ...tail]);
+    for (const scale of [1, 4] as const) expect((decodeWithJpegJs(withTail, LIMITS, { scale }) as DecodedImage).width).toBe(scale === 1 ? W : Math.ceil(W / 4));
+  }
+  // Anything else after the end-of-image marker is still no end-of-image marker (a frame cut short).
+  expect(() => decodeWithJpegJs(new Uint8Array([...b, 0x41]), LIMITS, { scale: 1 })).toThrow(/truncated JPEG/);
+});
+
 test('a missing or out-of-sequence restart marker is refused as corrupt (data was lost between them)', () => {
   const good = new Uint8Array(new JpegEncoder().encode(pattern(), W, H, 85, 3));
   let rst = -1;

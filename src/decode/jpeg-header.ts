@@ -23,9 +23,11 @@ export function inspectJpeg(bytes: Uint8Array, what = 'JPEG'): JpegInfo {
       `${what}: not a JPEG (starts with ${head || 'nothing'}, expected ff d8); ${CAMERA_HINTS.notJpeg}`,
     );
   }
-  // A complete JPEG ends with EOI (ff d9); some cameras pad a few bytes after it.
+  // A complete JPEG ends with EOI (ff d9); some cameras pad a few bytes after it: NULs, or a line end or blanks (a
+  // camera CGI that ends its answer with CRLF), which jpeg-js and libjpeg ignore (a frame refused for it stopped the
+  // count of a working camera).
   let end = bytes.length;
-  while (end > 2 && bytes[end - 1] === 0x00) end--;
+  while (end > 2 && (bytes[end - 1] === 0x00 || bytes[end - 1] === 0x0d || bytes[end - 1] === 0x0a || bytes[end - 1] === 0x20 || bytes[end - 1] === 0x09)) end--;
   if (!(bytes[end - 2] === 0xff && bytes[end - 1] === 0xd9)) {
     throw new DecodeError('TC_ERR_DECODE_CORRUPT', `${what}: truncated JPEG (${bytes.length} bytes, no end-of-image marker); ${CAMERA_HINTS.truncated}`);
   }
