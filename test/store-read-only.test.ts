@@ -1,7 +1,7 @@
 // A database the daemon may not write (a file of another user, a read-only mount, chmod a-w): the error names that,
 // and the fix (make it writable), not disk space or another process's lock, which cannot help.
 import { execFileSync } from 'node:child_process';
-import { chmodSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { CountStore, writeFix } from '../dist/src/store/count-store.js';
@@ -41,4 +41,23 @@ test('run on a read-only database stops at the camera\'s registration, naming th
   const store = CountStore.open(db);
   onTestFinished(() => store.close());
   expect(() => store.registerCamera(camera)).toThrow(`${db}: could not register camera cam1 (attempt to write a readonly database); the database is read-only: make ${db}`);
+});
+
+test('a read-only -shm file left beside a writable database is named, not only the database file', (ctx) => {
+  // What a run on a chmod a-w database leaves behind: SQLite makes the -shm file with the database file's mode, so
+  // after chmod u+w of the database alone the next run failed again, told to make the file writable as before.
+  const db = join(tempDir(), 'counts.db');
+  CountStore.open(db).close();
+  writeFileSync(`${db}-shm`, Buffer.alloc(32_768));
+  if (!makeReadOnly(`${db}-shm`)) ctx.skip();
+  let message = '';
+  try {
+    const store = CountStore.open(db);
+    onTestFinished(() => store.close());
+    store.registerCamera(camera);
+  } catch (err) {
+    message = (err as Error).message;
+  }
+  expect(message).toMatch(/attempt to write a readonly database/);
+  expect(message).toContain(`the database is read-only: make ${db}-shm writable by the user the daemon runs as (it is not), or the mount read-write`);
 });

@@ -34,9 +34,28 @@ const WRITE_FIX = 'check disk space and that no other process holds a write lock
 export function writeFix(file: string, err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
+    // Which of them this user may not write: SQLite makes the -wal and -shm files with the database file's mode, so
+    // after an attempt on a chmod a-w file a read-only -shm stays behind, and making the file alone writable again
+    // (what the advice first brings to mind) still failed, with the same words.
+    const readOnly = notWritable([file, `${file}-wal`, `${file}-shm`, path.dirname(file)]);
+    if (readOnly.length > 0) {
+      return `the database is read-only: make ${readOnly.join(', ')} writable by the user the daemon runs as (${readOnly.length === 1 ? 'it is' : 'they are'} not), or the mount read-write, or give it another --db`;
+    }
     return `the database is read-only: make ${file}, its -wal and -shm files and its folder writable by the user the daemon runs as (or the mount read-write), or give it another --db`;
   }
   return WRITE_FIX;
+}
+
+/** Those of the paths that exist and this process may not write (a missing one is SQLite's to create). */
+function notWritable(paths: readonly string[]): string[] {
+  return paths.filter((p) => {
+    try {
+      fs.accessSync(p, fs.constants.W_OK);
+      return false;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code !== 'ENOENT';
+    }
+  });
 }
 
 export interface CountStoreOptions {
