@@ -61,6 +61,19 @@ describe('HTTP snapshot polling', () => {
     for (const f of frames) expect(f.capturedAt).toBeLessThanOrEqual(Date.now());
   });
 
+  it('takes no more stamps from a camera once one was too far off: a clock about an hour off does not jump back and forth', async () => {
+    // A camera an hour and a few ms behind, as a request's delay puts its stamp now past the hour, now within it.
+    const cam = await startCamera((_req, res, n) => {
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'x-sim-time': String(Date.now() - 3_600_000 - (n % 2 === 0 ? 5_000 : -5_000)) }).end(makeJpeg(n));
+    });
+    const source = new HttpSnapshotSource({ cameraId: 'cam1', url: cam.url, ...timing });
+    onTestFinished(() => source.close());
+    const before = Date.now();
+    const frames = await take(source.frames(), 4);
+    // Frame 1 (59 min 55 s back) came after frame 0's refused stamp: timed on arrival as well, not an hour back.
+    for (const f of frames) expect(f.capturedAt).toBeGreaterThanOrEqual(before);
+  });
+
   it('sends credentials from the URL as Basic authorization and keeps the password out of error messages', async () => {
     const cam = await startCamera((req, res) => {
       if (req.headers.authorization !== `Basic ${Buffer.from('admin:s3cret').toString('base64')}`) {

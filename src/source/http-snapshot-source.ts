@@ -33,6 +33,23 @@ export function captureTime(stamped: number, arrivedAt: number): number {
 }
 const MAX_STAMP_SKEW_MS = 3_600_000;
 
+/**
+ * captureTime() for one camera, which once it has refused a stamp as too far off takes none of that camera's again:
+ * a camera whose clock is about an hour off had some frames stamped (an hour back) and some timed on arrival, as the
+ * request's delay moved the stamp across the limit, so its frames' time jumped an hour back and forth (a real clip
+ * with traffic one way only, 25 s: 4 in, 3 out, 11% uptime; timed on arrival, 17 in, 0 out, 100%).
+ */
+export class CaptureClock {
+  #refused = false;
+
+  time(stamped: number, arrivedAt: number): number {
+    if (this.#refused || !(Number.isFinite(stamped) && stamped > 0)) return arrivedAt;
+    const t = captureTime(stamped, arrivedAt);
+    if (t !== stamped) this.#refused = true;
+    return t;
+  }
+}
+
 type Outcome =
   | { readonly kind: 'frame'; readonly jpeg: Uint8Array; readonly capturedAt: number }
   | { readonly kind: 'not-modified' }
@@ -57,6 +74,7 @@ export class HttpSnapshotSource implements FrameSource {
   #lastModified: string | undefined;
   /** The latest new image: the same bytes again are not a new image (see RepeatedImage). */
   readonly #repeated = new RepeatedImage();
+  readonly #captureClock = new CaptureClock();
   /** Earliest time the next request may start while backing off. */
   #retryAt = -Infinity;
 
@@ -213,7 +231,7 @@ export class HttpSnapshotSource implements FrameSource {
       // A camera that stamps its own capture instant is more precise than our clock at response time
       // (which adds network and queueing delay).
       const stamped = Number(header(h, CAPTURE_TIME_HEADER));
-      const capturedAt = captureTime(stamped, completedAt);
+      const capturedAt = this.#captureClock.time(stamped, completedAt);
       newPicture = true;
       return { kind: 'frame', jpeg, capturedAt };
     } catch (err) {

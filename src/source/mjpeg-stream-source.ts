@@ -10,7 +10,7 @@ import type { FrameSource, SourceStats } from './frame-source.js';
 import { closeHttpSource, forgetMove, requestCamera, setUpHttpSource, type HttpSourceOptions, type HttpSourceParts } from './http-source-setup.js';
 import { linkSignals } from './link-signals.js';
 import { MjpegParser } from './mjpeg-parser.js';
-import { captureTime } from './http-snapshot-source.js';
+import { CaptureClock } from './http-snapshot-source.js';
 import { RepeatedImage } from './repeated-image.js';
 import { classifyRequestError, notAnImageError, tooLargeError, wrongKindError } from './request-errors.js';
 
@@ -56,6 +56,7 @@ export class MjpegStreamSource implements FrameSource {
   #seq = 0;
   /** The latest part passed on (across reconnections): the same bytes again are not a new image. */
   readonly #repeated = new RepeatedImage();
+  readonly #captureClock = new CaptureClock();
   /** Whether a connection is streaming parts now (it delivered one), and when the latest part came (now()). */
   #streaming = false;
   #lastPartAt = -Infinity;
@@ -275,7 +276,7 @@ export class MjpegStreamSource implements FrameSource {
         }
         const stamped = parser.partTimes[i];
         // A camera that stamps its capture instant is more precise than our clock on arrival.
-        deliver({ jpeg: parts[i], capturedAt: captureTime(stamped, completedAt) });
+        deliver({ jpeg: parts[i], capturedAt: this.#captureClock.time(stamped, completedAt) });
       }
       return new SourceError(
         'TC_ERR_SOURCE_STREAM',
