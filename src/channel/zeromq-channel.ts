@@ -125,6 +125,18 @@ interface LocalDecoder {
   onReady?: () => void;
 }
 
+/**
+ * Messages held per decoder connection before libzmq stops reading it. Not 2, as the decoders' own mark: libzmq 4.3.5
+ * stops reading a connection whose messages fill the receive pipe, and if that connection then fails with a heartbeat
+ * PING still in its buffer, reading resumed answers the PING on the dead connection and aborts the process
+ * (`Assertion failed: !_io_error (stream_engine_base.cpp:310)`): a daemon stopped for 35 s (SIGSTOP, a paused VM)
+ * while a remote decoder announced itself died 6 times in 6 once continued, its 'ready' announcements (one a second
+ * until the decoder gives up on the connection after its 5-s heartbeat timeout) piled up in the kernel. A decoder
+ * keeping to the protocol has a frame and a few announcements on one connection at most; the bound keeps what a
+ * misbehaving (keyed, or loopback) peer can queue to 64 messages, 230 MB of 1280x720 frames.
+ */
+const ROUTER_RECEIVE_HIGH_WATER_MARK = 64;
+
 export class ZeromqChannel implements FrameChannel {
   readonly name: string;
   readonly #opts: Required<Omit<ZeromqChannelOptions, 'onDropped'>>;
@@ -187,6 +199,12 @@ export class ZeromqChannel implements FrameChannel {
     this.#router = new Router({
       ...ZMQ_SOCKET_DEFAULTS,
       mandatory: true, // a job for a vanished decoder fails at once (EHOSTUNREACH) instead of vanishing
+      // A decoder that reconnects (it gave up on a stopped daemon, or its link broke) keeps its routing id: its new
+      // connection replaces the old one. Without this libzmq ignores a new connection while the old one with that id
+      // is not yet torn down, and holds back its messages for good: a decoder that reconnected as the daemon was
+      // continued after a 35-s SIGSTOP said "connected" but was never given a job again.
+      handover: true,
+      receiveHighWaterMark: ROUTER_RECEIVE_HIGH_WATER_MARK,
       // Never wait in send(): each decoder has credit for exactly the job we send it, and a zeromq.js socket
       // that waits to send while its receive loop waits too can miss the wake-up.
       sendTimeout: 0,

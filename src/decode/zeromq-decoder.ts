@@ -61,7 +61,7 @@ const seconds = (ms: number): string => (ms < 9_950 ? `${(ms / 1000).toFixed(1)}
 
 export const ZMQ_SOCKET_DEFAULTS = {
   sendHighWaterMark: 2, // messages per peer; the credit protocol keeps at most one job/frame in flight anyway
-  receiveHighWaterMark: 2,
+  receiveHighWaterMark: 2, // the daemon's ROUTER sets its own (ROUTER_RECEIVE_HIGH_WATER_MARK in zeromq-channel.ts)
   heartbeatInterval: 1_000, // ms; ZMTP pings so a dead tcp peer is noticed
   heartbeatTimeout: 5_000, // ms without traffic before the connection is dropped
   maxMessageSize: 256 * 1024 * 1024, // bytes per part; refuses absurd messages from a hostile peer
