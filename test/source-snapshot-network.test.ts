@@ -1,5 +1,5 @@
 // Nothing listening on the camera's port: TC_ERR_SOURCE_NETWORK through onError, with backoff, no throw.
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { SourceError } from '../dist/src/errors.js';
 import { HttpSnapshotSource } from '../dist/src/source/http-snapshot-source.js';
@@ -8,6 +8,21 @@ import { take, unusedPort } from './helpers/source-http.js';
 /** A snapshot source polling fast, retrying fast, its errors to `onError`. */
 function snapshotSource(url: string, onError: (err: SourceError) => void): HttpSnapshotSource {
   return new HttpSnapshotSource({ cameraId: 'cam1', url, pollIntervalMs: 10, timeoutMs: 2_000, maxBodyBytes: 1 << 20, backoffInitialMs: 10, backoffMaxMs: 20, onError });
+}
+
+/** The first error of a snapshot source polling `server` (a raw TCP server, started here on loopback). */
+async function firstError(server: Server): Promise<SourceError> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+  const ac = new AbortController();
+  const errors: SourceError[] = [];
+  const source = snapshotSource(`http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`, (err) => {
+    errors.push(err);
+    ac.abort();
+  });
+  onTestFinished(() => source.close());
+  await take(source.frames(ac.signal), 1);
+  return errors[0]!;
 }
 
 describe('unreachable snapshot camera', () => {
@@ -39,19 +54,10 @@ describe('unreachable snapshot camera', () => {
         setTimeout(() => sock.destroy(), 20);
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
-    const ac = new AbortController();
-    const errors: SourceError[] = [];
-    const source = snapshotSource(`http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`, (err) => {
-      errors.push(err);
-      ac.abort();
-    });
-    onTestFinished(() => source.close());
-    await take(source.frames(ac.signal), 1);
-    expect(errors[0]!.code).toBe('TC_ERR_SOURCE_NETWORK');
-    expect(errors[0]!.message).toMatch(/answered HTTP 200, then the connection broke after 100 of 5000 bytes of the image \(.*\); the camera or a proxy cut it short/);
-    expect(errors[0]!.message).not.toContain('check the host and port');
+    const error = await firstError(server);
+    expect(error.code).toBe('TC_ERR_SOURCE_NETWORK');
+    expect(error.message).toMatch(/answered HTTP 200, then the connection broke after 100 of 5000 bytes of the image \(.*\); the camera or a proxy cut it short/);
+    expect(error.message).not.toContain('check the host and port');
   });
 
   // The connection was accepted, so the host is right: what to check is the scheme and port (an https:// camera
@@ -61,18 +67,9 @@ describe('unreachable snapshot camera', () => {
     ['answers with bytes that are not HTTP (a TLS alert)', (sock: import('node:net').Socket) => sock.once('data', () => sock.end(Buffer.from([0x15, 0x03, 0x01, 0x00, 0x02, 0x02, 0x46]))), /was answered with something that is not HTTP \(.*\); check the scheme and port in the camera URL: an https:\/\/ camera asked over http:\/\/, or a port of another service/],
   ])('tells a camera that %s to check the scheme and port, not the host', async (_what, serve, expected) => {
     const server = createServer(serve);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
-    const ac = new AbortController();
-    const errors: SourceError[] = [];
-    const source = snapshotSource(`http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`, (err) => {
-      errors.push(err);
-      ac.abort();
-    });
-    onTestFinished(() => source.close());
-    await take(source.frames(ac.signal), 1);
-    expect(errors[0]!.code).toBe('TC_ERR_SOURCE_NETWORK');
-    expect(errors[0]!.message).toMatch(expected);
-    expect(errors[0]!.message).not.toContain('check the host and port');
+    const error = await firstError(server);
+    expect(error.code).toBe('TC_ERR_SOURCE_NETWORK');
+    expect(error.message).toMatch(expected);
+    expect(error.message).not.toContain('check the host and port');
   });
 });
