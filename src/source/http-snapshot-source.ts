@@ -23,30 +23,28 @@ export interface HttpSnapshotSourceOptions extends HttpSourceOptions {
 /** A simulator (or a camera) that stamps its own capture instant, epoch ms. */
 const CAPTURE_TIME_HEADER = 'x-sim-time';
 
-/**
- * A camera's capture stamp (X-Sim-Time, the simulator's header), or the arrival time where there is none or it is
- * more than an hour from this machine's clock: any camera can send the header, and one a year off (a wrong clock, a
- * hostile server) had its counts stored a year ago, its uptime 0% today although every poll was answered.
- */
-export function captureTime(stamped: number, arrivedAt: number): number {
-  return Number.isFinite(stamped) && stamped > 0 && Math.abs(stamped - arrivedAt) <= MAX_STAMP_SKEW_MS ? stamped : arrivedAt;
-}
+/** A stamp further than this from this machine's clock is not taken (see CaptureClock). */
 const MAX_STAMP_SKEW_MS = 3_600_000;
 
 /**
- * captureTime() for one camera, which once it has refused a stamp as too far off takes none of that camera's again:
- * a camera whose clock is about an hour off had some frames stamped (an hour back) and some timed on arrival, as the
- * request's delay moved the stamp across the limit, so its frames' time jumped an hour back and forth (a real clip
- * with traffic one way only, 25 s: 4 in, 3 out, 11% uptime; timed on arrival, 17 in, 0 out, 100%).
+ * One camera's capture stamps (X-Sim-Time, the simulator's header): a frame's time is its stamp, or its arrival time
+ * where there is none or it is more than an hour from this machine's clock: any camera can send the header, and one a
+ * year off (a wrong clock, a hostile server) had its counts stored a year ago, its uptime 0% today although every poll
+ * was answered. Once a stamp was refused as too far off, none of that camera's is taken again: a camera whose clock is
+ * about an hour off had some frames stamped (an hour back) and some timed on arrival, as the request's delay moved the
+ * stamp across the limit, so its frames' time jumped an hour back and forth (a real clip with traffic one way only,
+ * 25 s: 4 in, 3 out, 11% uptime; timed on arrival, 17 in, 0 out, 100%).
  */
 export class CaptureClock {
   #refused = false;
 
   time(stamped: number, arrivedAt: number): number {
     if (this.#refused || !(Number.isFinite(stamped) && stamped > 0)) return arrivedAt;
-    const t = captureTime(stamped, arrivedAt);
-    if (t !== stamped) this.#refused = true;
-    return t;
+    if (Math.abs(stamped - arrivedAt) > MAX_STAMP_SKEW_MS) {
+      this.#refused = true;
+      return arrivedAt;
+    }
+    return stamped;
   }
 }
 
