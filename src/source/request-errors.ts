@@ -63,13 +63,15 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
   // What went wrong, as the error says it, and its code when the words do not already name it.
   const detail = describe(err);
   const extraCode = code !== undefined && !detail.includes(code) ? code : undefined;
+  /** The two as said inside brackets. */
+  const said = `${detail}${extraCode ? `, ${extraCode}` : ''}`;
   if (ctx.body !== undefined) {
     // The camera was reached and answered: the host and port are right, the image was cut short.
     const { status, read, declared } = ctx.body;
     return new SourceError(
       'TC_ERR_SOURCE_NETWORK',
       `camera ${ctx.cameraId}: GET ${ctx.url} answered HTTP ${status}, then the connection broke after ${read}${declared !== undefined ? ` of ${declared}` : ''} bytes of the image ` +
-        `(${detail}${extraCode ? `, ${extraCode}` : ''}); the camera or a proxy cut it short: check the camera's load and the network to it`,
+        `(${said}); the camera or a proxy cut it short: check the camera's load and the network to it`,
       { cause: err },
     );
   }
@@ -80,7 +82,7 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
     return new SourceError(
       'TC_ERR_SOURCE_NETWORK',
       `camera ${ctx.cameraId}: MJPEG stream ${ctx.url} answered HTTP ${status} and sent ${frames} frames (${bytes} bytes), then the connection broke ` +
-        `(${detail}${extraCode ? `, ${extraCode}` : ''}); reconnecting. The camera or a proxy cut the stream: if this repeats, check the camera's load ` +
+        `(${said}); reconnecting. The camera or a proxy cut the stream: if this repeats, check the camera's load ` +
         `(its other viewers, a limit on stream time) and the network to it`,
       { cause: err },
     );
@@ -90,7 +92,7 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
   if ((err as { name?: unknown } | null)?.name === 'HTTPParserError' || code?.startsWith('HPE_')) {
     return new SourceError(
       'TC_ERR_SOURCE_NETWORK',
-      `camera ${ctx.cameraId}: GET ${ctx.url} was answered with something that is not HTTP (${detail}${extraCode ? `, ${extraCode}` : ''}); ` +
+      `camera ${ctx.cameraId}: GET ${ctx.url} was answered with something that is not HTTP (${said}); ` +
         `check the scheme and port in the camera URL: an https:// camera asked over http://, or a port of another service (RTSP is 554)`,
       { cause: err },
     );
@@ -98,7 +100,7 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
   if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') {
     return new SourceError(
       'TC_ERR_SOURCE_NETWORK',
-      `camera ${ctx.cameraId}: GET ${ctx.url} failed: the camera accepted the connection, then closed it without answering (${detail}${extraCode ? `, ${extraCode}` : ''}); ` +
+      `camera ${ctx.cameraId}: GET ${ctx.url} failed: the camera accepted the connection, then closed it without answering (${said}); ` +
         `check the scheme and port in the camera URL (an https:// camera asked over http://?) and the camera's load (many cameras drop requests beyond a few connections)`,
       { cause: err },
     );
