@@ -2,7 +2,7 @@
 
 import { isAbsolute, resolve } from 'node:path';
 import { parseCliArgs, numberFlag, decodeScaleFlag, flagText, PORT_RULE } from './parse-cli-args.js';
-import { loadConfigFile, validateConfig } from '../config/validate-config.js';
+import { STAND_IN_VIEW, loadConfigFile, validateConfig } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/config-types.js';
@@ -98,7 +98,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   // the flags are checked against a stand-in camera first, so that a wrong combination (--channel zeromq --decoders 0
   // without a tcp:// endpoint) is refused at once, not after the simulator started or the probe waited 15 s.
   if (!fileConfig) {
-    applyOverrides(validateConfig({ cameras: [{ id: 'flags', roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] }] }, { requireUrl: false }), overrides);
+    applyOverrides(validateConfig({ cameras: [{ id: 'flags', ...STAND_IN_VIEW }] }, { requireUrl: false }), overrides);
   }
   const cleanups: (() => Promise<void>)[] = [];
 

@@ -372,6 +372,15 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
 }
 
 /**
+ * A ROI and line that validate on any frame, for a camera config made only to check something else (the --camera
+ * probe's source, run's flags before the real camera is known).
+ */
+export const STAND_IN_VIEW = {
+  roi: [[0, 0], [16, 0], [16, 16], [0, 16]],
+  lines: [{ id: 'l', from: [0, 8], to: [16, 8] }],
+} as const;
+
+/**
  * JSON.parse's message for `text`, with V8's "at position N" (a character offset, of little use in a file of a few
  * hundred lines) given as the line and column an editor shows.
  */

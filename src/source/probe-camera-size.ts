@@ -1,6 +1,6 @@
 // Reads one frame from a camera URL to learn its image size and kind (used when no config gives an ROI).
 
-import { validateConfig } from '../config/validate-config.js';
+import { STAND_IN_VIEW, validateConfig } from '../config/validate-config.js';
 import { inspectJpeg } from '../decode/jpeg-header.js';
 import { SourceError } from '../errors.js';
 import { hideUrlPassword } from './camera-url.js';
@@ -42,7 +42,7 @@ export async function probeCameraSize(
   let lastError: Error | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     const camera = validateConfig({
-      cameras: [{ id: 'probe', url, ...tls, ...(kind ? { kind } : {}), roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] }],
+      cameras: [{ id: 'probe', url, ...tls, ...(kind ? { kind } : {}), ...STAND_IN_VIEW }],
     }).cameras[0]!;
     kind = camera.kind;
     let other: Kind | undefined;
