@@ -12,7 +12,8 @@ import { startHttpServer } from '../server/http-server.js';
 import { probeCameraSize } from '../source/probe-camera-size.js';
 import { hideUrlPassword } from '../source/camera-url.js';
 import { ConfigError, UsageError } from '../errors.js';
-import { requireKeyForEndpoint } from '../channel/zeromq-key.js';
+import { readZeromqKeyFile, requireKeyForEndpoint } from '../channel/zeromq-key.js';
+import { dbFolderProblem } from '../store/index.js';
 
 const HELP = `Usage: traffic-counter run [--config FILE] [--camera URL] [--db FILE] [options]
 
@@ -96,10 +97,11 @@ export async function runCommand(argv: string[]): Promise<number> {
   refuseIgnoredFlags(values, fileConfig);
   // Without a config file, the config the flags apply to comes from the simulator or the --camera probe, once started:
   // the flags are checked against a stand-in camera first, so that a wrong combination (--channel zeromq --decoders 0
-  // without a tcp:// endpoint) is refused at once, not after the simulator started or the probe waited 15 s.
-  if (!fileConfig) {
-    applyOverrides(validateConfig({ cameras: [{ id: 'flags', ...STAND_IN_VIEW }] }, { requireUrl: false }), overrides);
-  }
+  // without a tcp:// endpoint) is refused at once, not after the simulator started or the probe waited 15 s. Those
+  // configs give cameras only: the daemon's keys checked here (channel, db, zeromq) are the ones it will run with.
+  refuseBeforeStart(
+    applyOverrides(fileConfig ?? validateConfig({ cameras: [{ id: 'flags', ...STAND_IN_VIEW }] }, { requireUrl: false }), overrides, fileConfig !== undefined),
+  );
   const cleanups: (() => Promise<void>)[] = [];
 
   try {
@@ -116,8 +118,6 @@ export async function runCommand(argv: string[]): Promise<number> {
       process.stderr.write(`simulated camera at ${sim.url}/snapshot.jpg (truth: ${sim.url}/truth.json)\n`);
     }
     const config = applyOverrides(base, overrides, true);
-    // Before anything listens (the channel checks it too, when it binds).
-    if (config.channel === 'zeromq') requireKeyForEndpoint(config.zeromqEndpoint, config.zeromqKeyFile);
 
     const log = {
       info: (m: string) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`),
@@ -225,6 +225,22 @@ export async function runCommand(argv: string[]): Promise<number> {
     for (const c of cleanups) await c().catch(() => {});
   }
   return 0;
+}
+
+/**
+ * Refuses what the daemon would refuse only once started: a non-loopback zeromq endpoint without a key file, a key
+ * file that cannot be read or is not one, a folder given as the database. The same checks and messages as the
+ * channel's and the store's (they check again), said before the simulator, the --camera probe, the store (it
+ * created the database first) or the decoders start (before, the simulator printed its URL first, 4 s in).
+ */
+function refuseBeforeStart(config: Config): void {
+  if (config.channel === 'zeromq') {
+    requireKeyForEndpoint(config.zeromqEndpoint, config.zeromqKeyFile);
+    if (config.zeromqKeyFile !== '') readZeromqKeyFile(config.zeromqKeyFile, 'zeromqKeyFile');
+  }
+  // A ConfigError, not the store's StoreError: the user's input, exit status 2 as for the others.
+  const folder = dbFolderProblem(config.db);
+  if (folder !== undefined) throw new ConfigError(folder);
 }
 
 /** Up to this many cameras, the status every 30 s has a line per camera; beyond, one line for all. */

@@ -24,6 +24,15 @@ export const STORE_DEFAULTS = {
   flushBusyTimeoutMs: 250,
 } as const;
 
+/**
+ * The refusal of a folder given for the database file (SQLite says only "unable to open database file"), or
+ * undefined: said by CountStore.open, and by `run` before anything starts.
+ */
+export function dbFolderProblem(file: string): string | undefined {
+  if (!fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) return undefined;
+  return `${file}: is a folder, not a database file; give a file path, e.g. ${path.join(file, 'counts.db')} (--db, or "db" in the config)`;
+}
+
 /** What to check when a write fails: the fix named by every write error below (see writeFix). */
 const WRITE_FIX = 'check disk space and that no other process holds a write lock';
 
@@ -321,10 +330,8 @@ export class CountStore implements AsyncDisposable {
     if (opts.maxPendingEvents !== undefined && opts.maxBatch !== undefined && opts.maxPendingEvents < opts.maxBatch) {
       throw new StoreError(`CountStore.open maxPendingEvents: must be at least maxBatch (${opts.maxBatch}), got ${opts.maxPendingEvents}`);
     }
-    // A folder given for the file: SQLite says only "unable to open database file".
-    if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
-      throw new StoreError(`${file}: is a folder, not a database file; give a file path, e.g. ${path.join(file, 'counts.db')} (--db, or "db" in the config)`);
-    }
+    const folder = dbFolderProblem(file);
+    if (folder !== undefined) throw new StoreError(folder);
     let db: Db | undefined;
     let lock: WriterLock | undefined;
     try {

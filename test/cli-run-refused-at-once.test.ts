@@ -1,0 +1,95 @@
+// `run` refuses what the daemon would refuse only once started (a zeromq key file that is missing or not one, a
+// non-loopback zeromq endpoint without a key, a folder given as the database) before anything starts: the
+// simulator used to print its URL first, the --camera probe to ask the camera, a config's run to create the
+// database. Exit 2, the channel's and the store's messages.
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './helpers/run-cli.js';
+import { makeJpeg, startCamera } from './helpers/source-http.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+const NO_SUCH_KEY = /zeromqKeyFile \S+missing\.key: no such file; create it with `traffic-counter zeromq-key \S+missing\.key` and give a copy to each decoder \(--key-file\) \[TC_ERR_CONFIG\]/;
+const NOT_A_KEY = /zeromqKeyFile \S+bad\.key: not a zeromq key file \(not valid JSON\); expected \{"publicKey": "\.\.\.", "secretKey": "\.\.\."\}/;
+const OPEN_ENDPOINT = /zeromqEndpoint: "tcp:\/\/0\.0\.0\.0:0" lets any machine that reaches it in as a decoder.*and zeromqKeyFile is not set; create a key file with `traffic-counter zeromq-key FILE`, set zeromqKeyFile \(--zeromq-key-file\) to it .*or bind a loopback address \(tcp:\/\/127\.0\.0\.1:PORT\) \[TC_ERR_CONFIG\]/;
+const FOLDER_DB = /\S+folder: is a folder, not a database file; give a file path, e.g\. \S+folder\/counts\.db \(--db, or "db" in the config\) \[TC_ERR_CONFIG\]/;
+
+/** Each case: the flags after `run` (the database is given by the case, or counts.db in the temp folder). */
+const CASES: [string, (dir: string) => string[], RegExp][] = [
+  ['a --zeromq-key-file that does not exist', (d) => ['--channel', 'zeromq', '--zeromq-key-file', join(d, 'missing.key')], NO_SUCH_KEY],
+  ['a --zeromq-key-file that is not a key file', (d) => ['--channel', 'zeromq', '--zeromq-key-file', join(d, 'bad.key')], NOT_A_KEY],
+  ['a tcp://0.0.0.0 --zeromq-endpoint without a key file', () => ['--channel', 'zeromq', '--zeromq-endpoint', 'tcp://0.0.0.0:0'], OPEN_ENDPOINT],
+  ['a folder as --db', (d) => ['--db', join(d, 'folder')], FOLDER_DB],
+];
+
+/** A temp folder with a malformed key file (mode 0600, as a key file must be) and a folder to give as the database. */
+function setUp(): { dir: string; db: string } {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'bad.key'), 'not json\n');
+  chmodSync(join(dir, 'bad.key'), 0o600);
+  mkdirSync(join(dir, 'folder'));
+  return { dir, db: join(dir, 'counts.db') };
+}
+
+function expectRefused(r: { code: number | null; stderr: string }, message: RegExp, db: string): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toContain('simulated camera at');
+  expect(r.stderr).not.toContain('counting 1 camera(s)');
+  expect(existsSync(db)).toBe(false);
+}
+
+describe('run refuses a bad key file, an open endpoint without a key or a folder as --db before anything starts', () => {
+  it.each(CASES)('simulator: %s', async (_name, args, message) => {
+    const { dir, db } = setUp();
+    const flags = args(dir);
+    // --duration: without the check the simulator starts, and the refusal comes seconds later.
+    const r = await runCli(['run', ...flags, ...(flags.includes('--db') ? [] : ['--db', db]), '--duration', '1'], { cwd: dir });
+    expectRefused(r, message, db);
+  }, 20_000);
+
+  it.each(CASES)('--camera: %s, the camera never asked', async (_name, args, message) => {
+    const { dir, db } = setUp();
+    const camera = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(100)));
+    const flags = args(dir);
+    const r = await runCli(['run', '--camera', camera.url, ...flags, ...(flags.includes('--db') ? [] : ['--db', db]), '--duration', '1'], { cwd: dir });
+    expectRefused(r, message, db);
+    expect(r.stderr).not.toContain('no config given');
+    expect(camera.requests).toHaveLength(0);
+  }, 20_000);
+
+  it.each(CASES)('--config: %s, the database not created', async (_name, args, message) => {
+    const { dir, db } = setUp();
+    const camera = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(100)));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ db, cameras: [{ id: 'c', url: camera.url, roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] }] }));
+    const r = await runCli(['run', '--config', file, ...args(dir), '--duration', '1'], { cwd: dir });
+    expectRefused(r, message, db);
+    expect(camera.requests).toHaveLength(0);
+  }, 20_000);
+
+  it('takes the same in a config file: a folder as "db", an open endpoint without "zeromqKeyFile"', async () => {
+    const { dir, db } = setUp();
+    for (const [keys, message] of [
+      [{ db: join(dir, 'folder') }, FOLDER_DB],
+      [{ db, channel: 'zeromq', zeromqEndpoint: 'tcp://0.0.0.0:0' }, OPEN_ENDPOINT],
+      [{ db, channel: 'zeromq', zeromqKeyFile: join(dir, 'missing.key') }, NO_SUCH_KEY],
+    ] as const) {
+      const file = join(dir, 'config.json');
+      writeFileSync(file, JSON.stringify({ ...keys, cameras: [{ id: 'c', url: 'http://127.0.0.1:9/x.jpg', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] }] }));
+      expectRefused(await runCli(['run', '--config', file, '--duration', '1'], { cwd: dir }), message, db);
+    }
+  }, 20_000);
+
+  it('still counts with a valid key file, and with a --db file in a folder not made yet', async () => {
+    const { dir } = setUp();
+    const key = join(dir, 'good.key');
+    expect((await runCli(['zeromq-key', key])).code).toBe(0);
+    const db = join(dir, 'new', 'counts.db');
+    const r = await runCli(['run', '--channel', 'zeromq', '--zeromq-endpoint', 'tcp://127.0.0.1:0', '--zeromq-key-file', key, '--db', db, '--duration', '1'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('simulated camera at');
+    expect(r.stderr).toMatch(/over the zeromq-tcp channel \(decoders connect to tcp:\/\/127\.0\.0\.1:\d+ with --key-file/);
+    expect(existsSync(db)).toBe(true);
+  }, 30_000);
+});
