@@ -189,7 +189,7 @@ export class HttpSnapshotSource implements FrameSource {
       }
       if (isClearlyNotImage(contentType)) {
         await body.dump().catch(() => undefined);
-        throw notAnImageError(cameraId, url, contentType ?? '');
+        throw notAnImageError(cameraId, url, statusCode, contentType ?? '');
       }
       const declared = Number(header(h, 'content-length'));
       if (Number.isFinite(declared) && declared > maxBodyBytes) {

@@ -177,7 +177,7 @@ export class MjpegStreamSource implements FrameSource {
         if (type.startsWith('image/')) {
           return wrongKindError(cameraId, url, contentType, 'snapshot');
         }
-        if (type.startsWith('text/') || type.includes('json') || type.includes('xml')) return notAnImageError(cameraId, url, contentType);
+        if (type.startsWith('text/') || type.includes('json') || type.includes('xml')) return notAnImageError(cameraId, url, statusCode, contentType);
         return new SourceError(
           'TC_ERR_SOURCE_STREAM',
           `camera ${cameraId}: GET ${url} answered Content-Type "${contentType || '(none)'}", expected multipart/x-mixed-replace; check the stream URL`,

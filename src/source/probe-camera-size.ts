@@ -5,15 +5,22 @@ import { inspectJpeg } from '../decode/jpeg-header.js';
 import { SourceError } from '../errors.js';
 import { hideUrlPassword } from './camera-url.js';
 import { createSource } from './create-source.js';
-import { kindToSet } from './request-errors.js';
+import { isNotAnImage, kindToSet } from './request-errors.js';
 
 type Kind = 'snapshot' | 'mjpeg';
 
-/** Answers that waiting will not change (a certificate not accepted, a password refused, a wrong path, a redirect that cannot be followed): told at once. */
+/**
+ * Answers that waiting will not change (a certificate not accepted, a password refused, a wrong path, a redirect
+ * that cannot be followed, a page that is not an image): told at once.
+ */
 function isFinal(err: SourceError): boolean {
   const s = err.status;
   // 3xx: a redirect that could not be followed (none, or a loop); redirects that can be are.
-  return err.code === 'TC_ERR_SOURCE_TLS' || s === 401 || s === 403 || s === 404 || (s !== undefined && s >= 300 && s < 400);
+  // Not an image (a 2xx HTML login page, a JSON or XML answer): the first one is final. The server says what the URL
+  // serves, and a camera that cannot give a picture now says so with a status (503 while starting up or busy, which
+  // the probe waits on); asking again only waited the probe's 15 s and then gave this advice behind "check that the
+  // camera is reachable", which it is. The daemon, counting a saved config, keeps asking, as after any failed poll.
+  return err.code === 'TC_ERR_SOURCE_TLS' || s === 401 || s === 403 || s === 404 || (s !== undefined && s >= 300 && s < 400) || isNotAnImage(err);
 }
 
 /** A stream's frames read to measure its interval (after the first), for at most this long. */

@@ -153,12 +153,28 @@ export function kindToSet(err: Error): 'snapshot' | 'mjpeg' | undefined {
   return /set the camera's kind to "(mjpeg|snapshot)"$/.exec(err.message)?.[1] as 'snapshot' | 'mjpeg' | undefined;
 }
 
-export function notAnImageError(cameraId: string, url: string, contentType: string): SourceError {
-  return new SourceError(
+/** The errors notAnImageError made: isNotAnImage tells them (the --camera probe stops at one). */
+const notAnImage = new WeakSet<Error>();
+
+/**
+ * A 2xx answer whose Content-Type cannot be a JPEG (see isClearlyNotImage): the URL is a web page or an API, not
+ * the camera's pictures, or the camera wants a login and shows its page for it.
+ */
+export function notAnImageError(cameraId: string, url: string, status: number, contentType: string): SourceError {
+  const type = contentType.split(';', 1)[0].trim().toLowerCase();
+  const what = type.includes('html') ? 'an HTML page' : type.includes('json') ? 'a JSON document' : type.includes('xml') ? 'an XML document' : 'text';
+  const err = new SourceError(
     'TC_ERR_SOURCE_HTTP',
-    `camera ${cameraId}: GET ${url} answered Content-Type "${contentType}", not an image ` +
-      `(often a login or error page); check the snapshot URL and the credentials in it`,
+    `camera ${cameraId}: GET ${url} answered HTTP ${status} with ${what} (Content-Type "${contentType}"), not a JPEG snapshot or MJPEG stream; ` +
+      `give the camera's snapshot or stream URL, and its user and password (http://user:password@host/path) if it asks for a login`,
   );
+  notAnImage.add(err);
+  return err;
+}
+
+/** Whether `err` is a notAnImageError. */
+export function isNotAnImage(err: Error): boolean {
+  return notAnImage.has(err);
 }
 
 /**

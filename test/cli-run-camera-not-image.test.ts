@@ -1,0 +1,42 @@
+// `run --camera URL` whose camera answers something that is not an image (HTTP 200 with an HTML login page, a JSON
+// body): the probe asked again until its 15 s were up, then gave its advice and "check the URL and that the camera
+// is reachable" in a row. Now the first such answer ends it with one message: the URL, what came back, the fix.
+// 401 and 403 end it at once too, naming the credentials.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './helpers/run-cli.js';
+import { startCamera } from './helpers/source-http.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+const FIX = "not a JPEG snapshot or MJPEG stream; give the camera's snapshot or stream URL, and its user and password (http://user:password@host/path) if it asks for a login [TC_ERR_SOURCE_HTTP]";
+
+describe('run --camera with a camera that answers no image', () => {
+  it.each([
+    ['an HTML login page', '/snapshot.jpg', 'text/html; charset=utf-8', '<!DOCTYPE html><html><head><title>Login</title></head><body><form></form></body></html>', 'an HTML page'],
+    ['a JSON body', '/snapshot.jpg', 'application/json', '{"error":"not logged in"}', 'a JSON document'],
+    ['an HTML page at a stream URL', '/video.mjpg', 'text/html', '<html>login</html>', 'an HTML page'],
+  ])('%s: refused at its first answer, in one message', async (_name, path, type, body, what) => {
+    const camera = await startCamera((_req, res) => res.writeHead(200, { 'content-type': type }).end(body), path);
+    const url = camera.url.replace('http://', 'http://admin:s3cret@');
+    const db = join(tempDir(), 'counts.db');
+    const r = await runCli(['run', '--camera', url, '--db', db, '--duration', '1']);
+    expect(r.code, r.stderr).toBe(1);
+    const shown = camera.url.replace('http://', 'http://admin:***@');
+    expect(r.stderr).toBe(`traffic-counter: camera probe: GET ${shown} answered HTTP 200 with ${what} (Content-Type "${type}"), ${FIX}\n`);
+    // Asked once: not again until the probe's time limit.
+    expect(camera.requests).toHaveLength(1);
+  }, 30_000);
+
+  it.each([
+    [401, { 'www-authenticate': 'Basic realm="cam"' }, /answered HTTP 401 Unauthorized; the camera asks for a user and password \(Basic\); put them in the camera URL \(http:\/\/user:password@host\/path\) \[TC_ERR_SOURCE_HTTP\]\n$/],
+    [403, {}, /answered HTTP 403 Forbidden; check the user and password in the camera URL and that this user may read snapshots \[TC_ERR_SOURCE_HTTP\]\n$/],
+  ])('HTTP %i with an HTML body: refused at once, naming the credentials', async (status, headers, message) => {
+    const camera = await startCamera((_req, res) => res.writeHead(status, { ...headers, 'content-type': 'text/html' }).end('<html>no</html>'));
+    const r = await runCli(['run', '--camera', camera.url, '--db', join(tempDir(), 'counts.db'), '--duration', '1']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr.split('\n')).toHaveLength(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toContain('no frame within');
+    expect(camera.requests).toHaveLength(1);
+  }, 30_000);
+});
