@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LineReach } from '../dist/src/analyze/analyzer-types.js';
-import { lineReachWarning, REACH_MAX_ONLY_ON_LINE, REACH_MIN_LINKED, REACH_MIN_ON_LINE, REACH_MIN_ONLY_ON_LINE, REACH_MIN_TRACKS } from '../dist/src/analyze/line-reach.js';
+import { lineReachWarning, lineShortfallWarning, REACH_MAX_ONLY_ON_LINE, REACH_MIN_LINKED, REACH_MIN_ON_LINE, REACH_MIN_ONLY_ON_LINE, REACH_MIN_TRACKS } from '../dist/src/analyze/line-reach.js';
 import { renderClip, type RenderedClip } from '../dist/src/source/camera-sim/render-clip.js';
 import { runCli } from './helpers/run-cli.js';
 
@@ -20,8 +20,11 @@ const known: LineReach = {
   seenNear: 1,
   bothSides: 1,
   depthPx: 500,
+  depthInSidePx: 250,
+  depthOutSidePx: 250,
   vehiclesOnLine: 40,
   seenOnlyOnLine: 0,
+  countedOnLine: 40,
 };
 
 const many = { made: 500, linked: 400 };
@@ -126,22 +129,35 @@ describe('traffic-counter eval on a 1-fps clip, with the ROI cut short around th
   }, 60_000);
 });
 
-describe('traffic-counter eval on a 2-fps clip, with the ROI a 100-px band around the lines', () => {
-  let root: string;
+/**
+ * A simulator clip rendered once for a describe (removed after it), and its config with another ROI written
+ * beside it (`configWith`: the scene's own ROI when none is given).
+ */
+function sharedClip(opts: { seed: number; fps: number; durationSec: number }): { root: () => string; clip: () => RenderedClip; configWith: (roi?: [number, number][]) => string } {
+  let root = '';
   let clip: RenderedClip;
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'tc-test-'));
     mkdirSync(join(root, 'clip'));
-    clip = await renderClip({ dir: join(root, 'clip'), seed: 7, fps: 2, durationSec: 80 });
+    clip = await renderClip({ dir: join(root, 'clip'), ...opts });
   }, 60_000);
   afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-  const evalWithRoi = async (roi?: [number, number][]) => {
+  let written = 0;
+  const configWith = (roi?: [number, number][]): string => {
     const config = JSON.parse(readFileSync(clip.configPath, 'utf8')) as { cameras: { roi: [number, number][] }[] };
     if (roi) config.cameras[0]!.roi = roi;
-    const path = join(root, 'config.json');
+    const path = join(root, `config-${written++}.json`);
     writeFileSync(path, JSON.stringify(config));
-    const r = await runCli(['eval', '--config', path, '--frames', join(root, 'clip', 'frames'), '--truth', clip.truthPath, '--fps', '2', '--json']);
+    return path;
+  };
+  return { root: () => root, clip: () => clip, configWith };
+}
+
+describe('traffic-counter eval on a 2-fps clip, with the ROI a 100-px band around the lines', () => {
+  const shared = sharedClip({ seed: 7, fps: 2, durationSec: 80 });
+
+  const evalWithRoi = async (roi?: [number, number][]) => {
+    const r = await runCli(['eval', '--config', shared.configWith(roi), '--frames', join(shared.root(), 'clip', 'frames'), '--truth', shared.clip().truthPath, '--fps', '2', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { crossings: { recall: number }; lineReach: LineReach[] };
     return { report, warnings: r.stderr.split('\n').filter((l) => l.includes('warning:')) };
@@ -157,5 +173,49 @@ describe('traffic-counter eval on a 2-fps clip, with the ROI a 100-px band aroun
     // What the warnings before this one read: every vehicle seen near the line and on both sides of it.
     expect(inbound.seenNear).toBe(1);
     expect(band.warnings.some((w) => /camera sim, line "inbound" at 2 fps: \d+ of the \d+ vehicles seen on the line were seen in that frame only.*about 96 px deep/.test(w))).toBe(true);
+  }, 90_000);
+});
+
+describe('lineShortfallWarning (end of a clip)', () => {
+  const short: LineReach = { ...known, known: 0, stepPx: null, stepBackPx: null, beforePx: null, afterPx: null, seenNear: null, bothSides: null, depthPx: 96, depthInSidePx: 48, depthOutSidePx: 48 };
+
+  it('says what was lost, why and by how much to extend the ROI where a line lost more vehicles than it counted', () => {
+    const w = lineShortfallWarning('cam', { ...short, vehiclesOnLine: 13, seenOnlyOnLine: 13, countedOnLine: 0 }, 0);
+    expect(w).toMatch(/^camera cam, line "north" at 1\.0 fps: counted 0 while 13 of the 13 vehicles seen on the line were not counted \(13 seen in that frame only, on neither side of it\)/);
+    expect(w).toMatch(/ROI reaches about 48 px on one side of the line and 48 px on the other; extend the ROI along the road to at least 100 px past the line on each side \(by 52 px or more/);
+    // With a usual motion learnt, each side must hold its step.
+    const moving = lineShortfallWarning('cam', { ...known, depthPx: 200, depthInSidePx: 150, depthOutSidePx: 50, vehiclesOnLine: 9, seenOnlyOnLine: 2, countedOnLine: 3 }, 5);
+    expect(moving).toMatch(/counted 5 while 6 of the 9 vehicles .*\(2 seen in that frame only, on neither side of it and 4 seen in other frames too but never stably on both sides\).*vehicles move about 300 px between frames there; extend the ROI along the road to at least 300 px past the line on each side \(by 250 px/);
+  });
+
+  it('is silent where the line counted as many as it lost, or lost fewer than a few, or an empty road', () => {
+    expect(lineShortfallWarning('cam', { ...known, vehiclesOnLine: 14, countedOnLine: 14 }, 15)).toBeUndefined();
+    expect(lineShortfallWarning('cam', { ...short, vehiclesOnLine: 8, seenOnlyOnLine: 4, countedOnLine: 4 }, 4)).toBeUndefined();
+    expect(lineShortfallWarning('cam', { ...short, vehiclesOnLine: REACH_MIN_ONLY_ON_LINE - 1, seenOnlyOnLine: REACH_MIN_ONLY_ON_LINE - 1, countedOnLine: 0 }, 0)).toBeUndefined();
+    expect(lineShortfallWarning('cam', { ...short, vehiclesOnLine: 0, seenOnlyOnLine: 0, countedOnLine: 0 }, 0)).toBeUndefined();
+  });
+});
+
+describe('a 60-s clip at 1 fps with the ROI a 100-px band around the lines: eval and replay count 0 and say why', () => {
+  const shared = sharedClip({ seed: 3, fps: 1, durationSec: 60 });
+  const warningsOf = (stderr: string): string[] => stderr.split('\n').filter((l) => l.includes('warning:'));
+
+  it('is silent with the scene ROI, and warns per line with the band, where the reach check has too little traffic to judge', async () => {
+    const frames = join(shared.root(), 'clip', 'frames');
+    const truth = shared.clip().truthPath;
+    const scene = await runCli(['eval', '--config', shared.configWith(), '--frames', frames, '--truth', truth, '--fps', '1']);
+    expect(scene.code, scene.stderr).toBe(0);
+    expect(warningsOf(scene.stderr)).toEqual([]);
+    // The lines are at row 446; a vehicle moves 100-500 px a second there.
+    const band = shared.configWith([[0, 396], [1100, 396], [1110, 496], [0, 496]]);
+    const r = await runCli(['eval', '--config', band, '--frames', frames, '--truth', truth, '--fps', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^inbound\s+in\s+0\s+15\s/m);
+    const w = warningsOf(r.stderr);
+    expect(w.some((l) => /camera sim, line "inbound" at 1\.0 fps: counted 0 while (\d+) of the \1 vehicles seen on the line were not counted \(\1 seen in that frame only, on neither side of it\).*ROI reaches about 48 px on one side of the line and 48 px on the other; extend the ROI along the road to at least 100 px past the line on each side/.test(l)), w.join('\n')).toBe(true);
+    const replay = await runCli(['replay', '--config', band, '--frames', frames, '--fps', '1']);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toMatch(/^sim {2}inbound {2}in=0 {2}out=0$/m);
+    expect(warningsOf(replay.stderr).some((l) => /line "inbound" at 1\.0 fps: counted 0 while/.test(l))).toBe(true);
   }, 90_000);
 });

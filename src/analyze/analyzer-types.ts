@@ -74,6 +74,9 @@ export interface LineReach {
   /** The ROI's depth across the line (along its normal, both sides together), full-resolution px: the median
    * over the points sampled along the line inside the ROI; null where none is. */
   readonly depthPx: number | null;
+  /** The same depth on each side of the line: the side an 'in' vehicle moves to, and the other; null where none is. */
+  readonly depthInSidePx: number | null;
+  readonly depthOutSidePx: number | null;
   /**
    * Vehicles (tracks) seen on the line, their blob across it, since the start, counted when their track ends;
    * and how many of them were seen in that frame only, on no other frame, so on neither side of the line: those
@@ -82,4 +85,6 @@ export interface LineReach {
    */
   readonly vehiclesOnLine: number;
   readonly seenOnlyOnLine: number;
+  /** Of vehiclesOnLine, those the line counted (see lineShortfallWarning: the rest were never seen stably on both sides). */
+  readonly countedOnLine: number;
 }

@@ -15,7 +15,7 @@ import { componentsToDetections, type Detection } from './blob-filter.js';
 import { PerspectiveModel } from './perspective-model.js';
 import { FlowPrior, STILL } from './flow-prior.js';
 import { GroundPlane } from './ground-plane.js';
-import { LineCounter } from './line-counter.js';
+import { COUNTED, LineCounter } from './line-counter.js';
 import { Tracker, type SteadySighting, type SteadyTriple, type Track, type TrackCrossing } from './tracker.js';
 import { lineReachWarning } from './line-reach.js';
 
@@ -101,9 +101,10 @@ class ScaledAnalyzer {
   private totalMs = 0;
   /** Each line's unit normal, full-resolution px. */
   private readonly normals: { nx: number; ny: number }[];
-  /** Per line, for lineReach (see noteOnLine): tracks seen on it that ended, and those of them seen once. */
+  /** Per line, for lineReach (see noteOnLine): tracks seen on it that ended, those of them seen once, and those it counted. */
   private readonly tracksOn: Uint32Array;
   private readonly tracksOnce: Uint32Array;
+  private readonly tracksCounted: Uint32Array;
   /** Live tracks seen on a line so far, and the lines (indices). */
   private readonly watch = new Map<Track, Set<number>>();
   /** The latest frame intervals (s), for lineReach; a ring of DT_KEEP. */
@@ -148,6 +149,7 @@ class ScaledAnalyzer {
     }));
     this.tracksOn = new Uint32Array(camera.lines.length);
     this.tracksOnce = new Uint32Array(camera.lines.length);
+    this.tracksCounted = new Uint32Array(camera.lines.length);
     const yref = (g.y0 + y1) / 2;
     this.ground = new GroundPlane(this.persp, (g.x0 + x1) / 2, yref, g.y0);
     this.tracker = new Tracker(o, this.lineCounter, normals, this.flow, this.persp, this.ground, yref, { x0: g.x0, y0: g.y0, x1, y1 });
@@ -246,14 +248,17 @@ class ScaledAnalyzer {
     const interval = n > 0 ? median(Array.from(this.dts.subarray(0, n))) : null;
     return this.camera.lines.map((line, i) => {
       let samples = 0;
-      const step: number[] = [], stepBack: number[] = [], before: number[] = [], after: number[] = [], near: number[] = [], both: number[] = [], depth: number[] = [];
+      const step: number[] = [], stepBack: number[] = [], before: number[] = [], after: number[] = [], near: number[] = [], both: number[] = [];
+      const depth: number[] = [], depthIn: number[] = [], depthOut: number[] = [];
       const { nx, ny } = this.normals[i]!;
       for (let k = 0; k < REACH_POINTS; k++) {
         const f = (k + 0.5) / REACH_POINTS;
         const x = line.from[0] + f * (line.to[0] - line.from[0]), y = line.from[1] + f * (line.to[1] - line.from[1]);
         if (!this.inRoi(x, y)) continue;
         samples++;
-        depth.push(this.roiDepth(x, y, nx, ny) + this.roiDepth(x, y, -nx, -ny));
+        depthIn.push(this.roiDepth(x, y, nx, ny));
+        depthOut.push(this.roiDepth(x, y, -nx, -ny));
+        depth.push(depthIn.at(-1)! + depthOut.at(-1)!);
         const s = interval === null || !this.initialised ? undefined : this.tracker.usualStep(x, y, this.lastT / 1000, interval);
         if (!s) continue;
         const len = Math.hypot(s.fx - x, s.fy - y), backLen = Math.hypot(s.bx - x, s.by - y);
@@ -268,7 +273,8 @@ class ScaledAnalyzer {
       const m = (v: number[]): number | null => (v.length ? median(v) : null);
       return {
         lineId: line.id, samples, known: step.length, frameIntervalSec: interval, stepPx: m(step), stepBackPx: m(stepBack), beforePx: m(before), afterPx: m(after), seenNear: m(near), bothSides: m(both),
-        depthPx: m(depth), vehiclesOnLine: this.tracksOn[i]!, seenOnlyOnLine: this.tracksOnce[i]!,
+        depthPx: m(depth), depthInSidePx: m(depthIn), depthOutSidePx: m(depthOut),
+        vehiclesOnLine: this.tracksOn[i]!, seenOnlyOnLine: this.tracksOnce[i]!, countedOnLine: this.tracksCounted[i]!,
       };
     });
   }
@@ -316,6 +322,7 @@ class ScaledAnalyzer {
     this.dtCount = 0;
     this.tracksOn.fill(0);
     this.tracksOnce.fill(0);
+    this.tracksCounted.fill(0);
     this.watch.clear();
     this.bootstrap = [];
     this.held = [];
@@ -546,6 +553,7 @@ class ScaledAnalyzer {
       for (const i of on) {
         this.tracksOn[i]!++;
         if (T.hits === 1) this.tracksOnce[i]!++;
+        if (T.lines.counted[i] === COUNTED) this.tracksCounted[i]!++;
       }
     }
   }

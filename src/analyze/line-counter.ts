@@ -39,7 +39,7 @@ export interface LineState {
   fragment: boolean;
 }
 
-const COUNTED = 1;
+export const COUNTED = 1;
 const WRONG_LINK = 2;
 // The parts of one vehicle (see isDuplicate): crossings up to 1 s apart (a 16 m lorry passes a point in 1.2 s
 // at 50 km/h, and its parts' centres are closer than its length), within a quarter of the larger blob's size

@@ -26,14 +26,19 @@ export const REACH_MAX_ONLY_ON_LINE = 0.15;
 export const REACH_MIN_ON_LINE = 15;
 export const REACH_MIN_ONLY_ON_LINE = 4;
 
+/** How a warning names the camera and line, and the frame rate where known. */
+function naming(cameraId: string, r: LineReach): { at: string; fps: string } {
+  const fps = r.frameIntervalSec ? ` at ${(1 / r.frameIntervalSec).toFixed(r.frameIntervalSec > 0.5 ? 1 : 0)} fps` : '';
+  return { at: `camera ${cameraId}, line ${JSON.stringify(r.lineId)}`, fps };
+}
+
 /**
  * A warning for one line of camera `cameraId` (what is wrong, and the fix), or undefined when the ROI's reach
  * around it suits the frame rate or too little is known yet. `tracks`: tracks the analyzer made so far, and how
  * many of them were seen in two frames at least (Tracker.created, Tracker.linked).
  */
 export function lineReachWarning(cameraId: string, r: LineReach, tracks: { made: number; linked: number }): string | undefined {
-  const at = `camera ${cameraId}, line ${JSON.stringify(r.lineId)}`;
-  const fps = r.frameIntervalSec ? ` at ${(1 / r.frameIntervalSec).toFixed(r.frameIntervalSec > 0.5 ? 1 : 0)} fps` : '';
+  const { at, fps } = naming(cameraId, r);
   if (r.samples === 0) return `${at}: the line lies outside the ROI; draw the ROI over it`;
   const once = r.seenOnlyOnLine, on = r.vehiclesOnLine;
   if (on >= REACH_MIN_ON_LINE && once >= REACH_MIN_ONLY_ON_LINE && once > REACH_MAX_ONLY_ON_LINE * on) {
@@ -63,5 +68,38 @@ export function lineReachWarning(cameraId: string, r: LineReach, tracks: { made:
     `${at}${fps}: ${what}: vehicles move about ${Math.round(r.stepBackPx)} px between frames up to the line and ` +
     `${Math.round(r.stepPx)} px past it, but the ROI reaches ${Math.round(r.beforePx ?? 0)} px before it and ` +
     `${Math.round(r.afterPx ?? 0)} px after it; extend the ROI along the road on either side, or raise the frame rate`
+  );
+}
+
+/**
+ * At the end of a clip (eval, replay): a warning for a line that lost more of the vehicles seen on it than it
+ * counted in all, or undefined. A line counts a vehicle whose track is seen stably on each side of it; one seen
+ * on the line and never counted there was not (seen in that frame only, or on one side and on the line). The
+ * limits above wait for enough traffic to judge a live camera by rates; at the end of a clip the whole of its
+ * traffic is known, so a short clip whose line lost REACH_MIN_ONLY_ON_LINE or more vehicles, more than it
+ * counted, is told too, with the evidence and the fix. `counted`: the line's in + out.
+ */
+export function lineShortfallWarning(cameraId: string, r: LineReach, counted: number): string | undefined {
+  const lost = r.vehiclesOnLine - r.countedOnLine;
+  if (r.samples === 0 || lost < REACH_MIN_ONLY_ON_LINE || lost <= counted) return undefined;
+  const { at, fps } = naming(cameraId, r);
+  const once = r.seenOnlyOnLine, oneSide = lost - once;
+  const why = [
+    ...(once ? [`${once} seen in that frame only, on neither side of it`] : []),
+    ...(oneSide ? [`${oneSide} seen in other frames too but never stably on both sides`] : []),
+  ].join(' and ');
+  const depth = r.depthPx ?? 0, inSide = r.depthInSidePx ?? 0, outSide = r.depthOutSidePx ?? 0;
+  // Each side must hold one frame interval of travel: at least the usual motion's step where one was learnt (a
+  // short ROI teaches a short one), and more than the ROI's depth across the line, which the vehicles lost crossed
+  // between two frames (or were seen on one side of only).
+  const step = r.stepPx !== null && r.stepBackPx !== null ? Math.max(r.stepPx, r.stepBackPx) : null;
+  const need = 10 * Math.ceil(Math.max(step ?? 0, depth) / 10);
+  const travel = step !== null ? `, and vehicles move about ${Math.round(step)} px between frames there` : '';
+  return (
+    `${at}${fps}: counted ${counted} while ${lost} of the ${r.vehiclesOnLine} vehicles seen on the line were not counted ` +
+    `(${why}): a vehicle is counted only when seen on each side of the line. The ROI reaches about ` +
+    `${Math.round(inSide)} px on one side of the line and ${Math.round(outSide)} px on the other${travel}; extend the ROI ` +
+    `along the road to at least ${need} px past the line on each side (by ${need - Math.round(Math.min(inSide, outSide))} px or more where it is shorter), ` +
+    `or move the line to where the ROI is that deep, or raise the frame rate`
   );
 }

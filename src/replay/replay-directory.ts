@@ -5,6 +5,7 @@ import { viewMovedMessage } from '../analyze/view-check.js';
 import type { Config } from '../config/config-types.js';
 import type { CrossingEvent, LineReach } from '../analyze/analyzer-types.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
+import { lineShortfallWarning } from '../analyze/line-reach.js';
 import { frameSizeOptions, type FrameSizeOptions } from '../analyze/analyzer-options.js';
 import { DirectorySource } from '../source/directory-source.js';
 import { createChannelFor } from '../channel/create-channel.js';
@@ -130,8 +131,12 @@ export async function replayDirectory(daemonConfig: Config, opts: ReplayOptions)
     const a = analyzers[i]!;
     const lineReach = a.lineReach();
     const view = a.viewState();
-    const warnings = [...resizes[i]!, ...(view?.moved ? [viewMovedMessage(c.id, view, (ms) => `${(ms / 1000).toFixed(1)} s into the frames`)] : []), ...a.lineReachWarnings(lineReach).map((w) => w.message)];
-    return { id: c.id, lines: a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out })), lineReach, warnings, scale: frameSizeOptions(a.options) };
+    const reach = a.lineReachWarnings(lineReach);
+    const lines = a.counts().map((l) => ({ id: l.lineId, in: l.in, out: l.out }));
+    // A line the reach check left alone (too little traffic to judge by rates) but that lost more vehicles than it counted.
+    const shortfall = lineReach.flatMap((r, k) => (reach.some((w) => w.lineId === r.lineId) ? [] : [lineShortfallWarning(c.id, r, lines[k]!.in + lines[k]!.out) ?? []].flat()));
+    const warnings = [...resizes[i]!, ...(view?.moved ? [viewMovedMessage(c.id, view, (ms) => `${(ms / 1000).toFixed(1)} s into the frames`)] : []), ...reach.map((w) => w.message), ...shortfall];
+    return { id: c.id, lines, lineReach, warnings, scale: frameSizeOptions(a.options) };
   });
   return result;
 }
