@@ -22,6 +22,12 @@ export interface ChannelStats {
   maxInFlight: number;
   /** zeromq over tcp://: where remote decoders connect (`traffic-counter decoder --connect`), the port as bound. */
   endpoint?: string;
+  /**
+   * zeromq over tcp://: remote decoders connected now, and when one was last lost (ms since the epoch; null: none
+   * yet): it left ('bye'), fell silent, did not answer in time, or could not be sent to.
+   */
+  remoteDecoders?: number;
+  remoteDecoderLostAt?: number | null;
 }
 
 export interface FrameChannelOptions {

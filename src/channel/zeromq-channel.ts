@@ -154,6 +154,8 @@ export class ZeromqChannel implements FrameChannel {
   #boundEndpoint: string | undefined;
   #peerNum = 0;
   #restarts = 0;
+  /** When a remote decoder was last dropped (see stats). */
+  #remoteLostAt: number | null = null;
   #started: Promise<void> | undefined;
   #startDone = false;
   #closing: Promise<void> | undefined;
@@ -328,12 +330,18 @@ export class ZeromqChannel implements FrameChannel {
   #forget(key: string): void {
     const peer = this.#peers.get(key);
     if (!peer) return;
-    this.#peers.delete(key);
+    this.#drop(peer);
     // A remote decoder leaving with a job (timed out, or 'bye' while holding one) has failed it.
     if (peer.job !== null && peer.local === undefined) this.#failed(key);
     this.#fitInFlight();
     if (peer.job !== null) this.#giveUp(peer.job.id);
     this.#pump();
+  }
+
+  /** Removes a decoder from those connected; a remote one's loss is noted for stats (not while closing). */
+  #drop(peer: Peer): void {
+    this.#peers.delete(peer.key);
+    if (peer.local === undefined && !this.#closing) this.#remoteLostAt = Date.now();
   }
 
   /** How many connected decoders hold job `id` (two when it was sent again, see HEDGE_FACTOR). */
@@ -565,7 +573,7 @@ export class ZeromqChannel implements FrameChannel {
       // The decoder went away (EHOSTUNREACH) or its pipe is full: the job never left, so it can go
       // to another decoder.
       if (peer.job !== entry) return;
-      this.#peers.delete(peer.key);
+      this.#drop(peer);
       peer.job = null;
       this.#fitInFlight();
       if (this.#holders(entry.id) === 0 && this.#queue.get(entry.id)?.state === 'decoding') entry.state = 'pending';
@@ -603,7 +611,10 @@ export class ZeromqChannel implements FrameChannel {
 
   stats(): ChannelStats {
     const stats = this.#queue.stats(this.name, this.#restarts);
-    return this.endpoint.startsWith('tcp://') ? { ...stats, endpoint: this.endpoint } : stats;
+    if (!this.endpoint.startsWith('tcp://')) return stats;
+    let remote = 0;
+    for (const p of this.#peers.values()) if (p.local === undefined) remote++;
+    return { ...stats, endpoint: this.endpoint, remoteDecoders: remote, remoteDecoderLostAt: this.#remoteLostAt };
   }
 
   /** Connected decoders (local and remote). */

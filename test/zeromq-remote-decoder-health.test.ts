@@ -1,0 +1,50 @@
+// A daemon that leaves decoding to remote decoders (`decoders` 0, `traffic-counter decoder --connect`): /api/health
+// must show how many are connected and when one was last lost. Before, a decoder going away was seen in the log
+// only (its channel figures in health read as before).
+import { join } from 'node:path';
+import { expect, it, onTestFinished } from 'vitest';
+import type { ChannelStats } from '../dist/src/channel/frame-channel.js';
+import { validateConfig } from '../dist/src/config/validate-config.js';
+import { Daemon } from '../dist/src/daemon.js';
+import { runZeromqDecoder } from '../dist/src/decode/zeromq-decoder.js';
+import { startHttpServer } from '../dist/src/server/http-server.js';
+import { scene, serveSceneCamera, until } from './helpers/scene-camera.js';
+import { tempDir } from './helpers/temp-dir.js';
+
+it('shows in /api/health the remote decoders connected, and when one was last lost', { timeout: 60_000 }, async () => {
+  const url = await serveSceneCamera();
+  const config = validateConfig({ db: join(tempDir(), 'counts.db'), channel: 'zeromq', zeromqEndpoint: 'tcp://127.0.0.1:0', decoders: 0, cameras: [{ ...scene.cameraConfig(), id: 'cam1', url, pollIntervalMs: 200 }] });
+  const daemon = await Daemon.start(config, { log: { info: () => {}, warn: () => {} } });
+  onTestFinished(() => daemon.close());
+  const http = await startHttpServer({ dbPath: config.db, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
+  onTestFinished(() => http.close());
+  const channel = async (): Promise<ChannelStats> => ((await (await fetch(`${http.url}/api/health`)).json()) as { channel: ChannelStats }).channel;
+
+  const first = await channel();
+  expect(first).toMatchObject({ channel: 'zeromq-tcp', remoteDecoders: 0, remoteDecoderLostAt: null });
+  const start = (): { stop: () => Promise<void> } => {
+    const ac = new AbortController();
+    const running = runZeromqDecoder({ connect: first.endpoint!, decoder: 'jpeg-js', signal: ac.signal });
+    const stop = async (): Promise<void> => {
+      ac.abort();
+      await running;
+    };
+    onTestFinished(stop);
+    return { stop };
+  };
+  const one = start();
+  const two = start();
+  await until('two remote decoders in /api/health', async () => (await channel()).remoteDecoders === 2);
+  expect((await channel()).remoteDecoderLostAt).toBeNull();
+
+  // One decoder stops (it says 'bye'): health says one is left, and when the other was lost.
+  const before = Date.now();
+  await one.stop();
+  await until('one remote decoder in /api/health', async () => (await channel()).remoteDecoders === 1);
+  const lost = (await channel()).remoteDecoderLostAt;
+  expect(lost).toBeGreaterThanOrEqual(before);
+  expect(lost).toBeLessThanOrEqual(Date.now());
+  await two.stop();
+  await until('no remote decoder in /api/health', async () => (await channel()).remoteDecoders === 0);
+  expect((await channel()).remoteDecoderLostAt).toBeGreaterThanOrEqual(lost!);
+});
