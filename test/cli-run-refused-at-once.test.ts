@@ -5,6 +5,8 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CountStore } from '../dist/src/store/index.js';
+import { StoreError } from '../dist/src/errors.js';
 import { runCli } from './helpers/run-cli.js';
 import { makeJpeg, startCamera } from './helpers/source-http.js';
 import { tempDir } from './helpers/temp-dir.js';
@@ -79,6 +81,20 @@ describe('run refuses a bad key file, an open endpoint without a key or a folder
       writeFileSync(file, JSON.stringify({ ...keys, cameras: [{ id: 'c', url: 'http://127.0.0.1:9/x.jpg', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] }] }));
       expectRefused(await runCli(['run', '--config', file, '--duration', '1'], { cwd: dir }), message, db);
     }
+  }, 20_000);
+
+  it('a --db path through a file: refused in one line naming the file, not with the stat error and its stack', async () => {
+    // Before: "traffic-counter: ENOTDIR: not a directory, stat '…/plain/counts.db'" and the stack, status 1.
+    const { dir } = setUp();
+    writeFileSync(join(dir, 'plain'), 'a file\n');
+    for (const db of [join(dir, 'plain', 'counts.db'), join(dir, 'plain', 'sub', 'counts.db')]) {
+      const r = await runCli(['run', '--db', db, '--duration', '1'], { cwd: dir });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe(`traffic-counter: ${db}: ${join(dir, 'plain')} is a file, not a folder; give a database file path in a folder (--db, or "db" in the config) [TC_ERR_CONFIG]\n`);
+    }
+    // The store, used as a library, says the same.
+    expect(() => CountStore.open(join(dir, 'plain', 'counts.db'))).toThrow(StoreError);
+    expect(() => CountStore.open(join(dir, 'plain', 'counts.db'))).toThrow(`${join(dir, 'plain')} is a file, not a folder`);
   }, 20_000);
 
   it('still counts with a valid key file, and with a --db file in a folder not made yet', async () => {

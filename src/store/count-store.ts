@@ -25,11 +25,32 @@ export const STORE_DEFAULTS = {
 } as const;
 
 /**
- * The refusal of a folder given for the database file (SQLite says only "unable to open database file"), or
- * undefined: said by CountStore.open, and by `run` before anything starts.
+ * The refusal of a folder given for the database file (SQLite says only "unable to open database file"), or of a
+ * path through a file (data/counts.db where data is a file), or undefined: said by CountStore.open, and by `run`
+ * before anything starts. Whatever else keeps the path from being read (no permission, a symlink loop) is said
+ * where the database is opened ("cannot open the count database"): the stat's own error escaped here, with its stack
+ * (status 1, "ENOTDIR: not a directory, stat 'data/counts.db'").
  */
 export function dbFolderProblem(file: string): string | undefined {
-  if (!fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) return undefined;
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(file, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') return undefined;
+    // The part of the path, a folder for it, that is a file.
+    const isFile = (p: string): boolean => {
+      try {
+        return fs.statSync(p, { throwIfNoEntry: false })?.isFile() === true;
+      } catch {
+        return false;
+      }
+    };
+    let at = path.dirname(file);
+    while (!isFile(at) && path.dirname(at) !== at) at = path.dirname(at);
+    const where = isFile(at) ? `${at} is a file, not a folder` : 'a part of the path is a file, not a folder';
+    return `${file}: ${where}; give a database file path in a folder (--db, or "db" in the config)`;
+  }
+  if (!st?.isDirectory()) return undefined;
   return `${file}: is a folder, not a database file; give a file path, e.g. ${path.join(file, 'counts.db')} (--db, or "db" in the config)`;
 }
 
