@@ -1,8 +1,10 @@
 // `run --camera URL` whose camera answers something that is not an image (HTTP 200 with an HTML login page, a JSON
 // body): the probe asked again until its 15 s were up, then gave its advice and "check the URL and that the camera
-// is reachable" in a row. Now the first such answer ends it with one message: the URL, what came back, the fix.
-// 401 and 403 end it at once too, naming the credentials.
+// is reachable" in a row. Now three such answers in a row end it (about 2 s) with one message: the URL, what came
+// back, the fix; a camera starting up, whose first answers are a "starting" page and the next ones pictures, is
+// probed and counted. 401 and 403 end it at once, naming the credentials.
 import { join } from 'node:path';
+import jpegJs from 'jpeg-js';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers/run-cli.js';
 import { startCamera } from './helpers/source-http.js';
@@ -15,7 +17,7 @@ describe('run --camera with a camera that answers no image', () => {
     ['an HTML login page', '/snapshot.jpg', 'text/html; charset=utf-8', '<!DOCTYPE html><html><head><title>Login</title></head><body><form></form></body></html>', 'an HTML page'],
     ['a JSON body', '/snapshot.jpg', 'application/json', '{"error":"not logged in"}', 'a JSON document'],
     ['an HTML page at a stream URL', '/video.mjpg', 'text/html', '<html>login</html>', 'an HTML page'],
-  ])('%s: refused at its first answer, in one message', async (_name, path, type, body, what) => {
+  ])('%s: refused after three such answers in a row, in one message', async (_name, path, type, body, what) => {
     const camera = await startCamera((_req, res) => res.writeHead(200, { 'content-type': type }).end(body), path);
     const url = camera.url.replace('http://', 'http://admin:s3cret@');
     const db = join(tempDir(), 'counts.db');
@@ -23,8 +25,8 @@ describe('run --camera with a camera that answers no image', () => {
     expect(r.code, r.stderr).toBe(1);
     const shown = camera.url.replace('http://', 'http://admin:***@');
     expect(r.stderr).toBe(`traffic-counter: camera probe: GET ${shown} answered HTTP 200 with ${what} (Content-Type "${type}"), ${FIX}\n`);
-    // Asked once: not again until the probe's time limit.
-    expect(camera.requests).toHaveLength(1);
+    // Asked three times: not again until the probe's time limit.
+    expect(camera.requests).toHaveLength(3);
   }, 30_000);
 
   it.each([
@@ -38,5 +40,14 @@ describe('run --camera with a camera that answers no image', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toContain('no frame within');
     expect(camera.requests).toHaveLength(1);
+  }, 30_000);
+
+  it('a camera starting up: two "starting" pages, then pictures, is probed and counted', async () => {
+    const jpeg = jpegJs.encode({ data: Buffer.alloc(640 * 360 * 4, 96), width: 640, height: 360 }, 80).data;
+    const camera = await startCamera((_req, res, n) =>
+      n < 2 ? res.writeHead(200, { 'content-type': 'text/html' }).end('<html>starting</html>') : res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg));
+    const r = await runCli(['run', '--camera', camera.url, '--db', join(tempDir(), 'counts.db'), '--duration', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('640x360 frames, analysed at');
   }, 30_000);
 });

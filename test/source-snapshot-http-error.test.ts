@@ -53,5 +53,7 @@ describe('HTTP errors from the camera', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0].code).toBe('TC_ERR_SOURCE_HTTP');
     expect(errors[0].message).toContain('text/html');
+    // The daemon's repeated-error log keys on code and status: this answer is not lumped with status-less errors.
+    expect(errors[0].status).toBe(200);
   });
 });

@@ -11,17 +11,23 @@ type Kind = 'snapshot' | 'mjpeg';
 
 /**
  * Answers that waiting will not change (a certificate not accepted, a password refused, a wrong path, a redirect
- * that cannot be followed, a page that is not an image): told at once.
+ * that cannot be followed): told at once.
  */
 function isFinal(err: SourceError): boolean {
   const s = err.status;
   // 3xx: a redirect that could not be followed (none, or a loop); redirects that can be are.
-  // Not an image (a 2xx HTML login page, a JSON or XML answer): the first one is final. The server says what the URL
-  // serves, and a camera that cannot give a picture now says so with a status (503 while starting up or busy, which
-  // the probe waits on); asking again only waited the probe's 15 s and then gave this advice behind "check that the
-  // camera is reachable", which it is. The daemon, counting a saved config, keeps asking, as after any failed poll.
-  return err.code === 'TC_ERR_SOURCE_TLS' || s === 401 || s === 403 || s === 404 || (s !== undefined && s >= 300 && s < 400) || isNotAnImage(err);
+  return err.code === 'TC_ERR_SOURCE_TLS' || s === 401 || s === 403 || s === 404 || (s !== undefined && s >= 300 && s < 400);
 }
+
+/**
+ * Answers in a row that are not an image (a 2xx HTML login page, a JSON or XML answer) after which the probe stops,
+ * with that answer's message: about 2 s at the default back-off (1 s, then 2 s, with jitter). A URL that serves a
+ * web page does so every time, and asking until the probe's 15 s were up only put "check that the camera is
+ * reachable" behind this advice. The first answer alone is not final: a camera starting up can serve a 200
+ * "starting" page for a second or two before its pictures (helper 48: a camera doing so was refused at once).
+ * The daemon, counting a saved config, keeps asking, as after any failed poll.
+ */
+const NOT_IMAGE_ANSWERS = 3;
 
 /** A stream's frames read to measure its interval (after the first), for at most this long. */
 const STREAM_FRAMES = 5;
@@ -54,6 +60,7 @@ export async function probeCameraSize(
     kind = camera.kind;
     let other: Kind | undefined;
     let final: SourceError | undefined;
+    let notImage = 0;
     // One controller, aborted by our own timer or a wrong kind: an AbortSignal.timeout inside AbortSignal.any
     // was garbage-collected before it fired, and the probe then waited forever.
     const stop = new AbortController();
@@ -65,7 +72,10 @@ export async function probeCameraSize(
         if (told && told !== kind) {
           other = told;
           stop.abort();
-        } else if (isFinal(err)) {
+          return;
+        }
+        notImage = isNotAnImage(err) ? notImage + 1 : 0;
+        if (isFinal(err) || notImage >= NOT_IMAGE_ANSWERS) {
           final = err;
           stop.abort();
         }

@@ -153,7 +153,7 @@ export function kindToSet(err: Error): 'snapshot' | 'mjpeg' | undefined {
   return /set the camera's kind to "(mjpeg|snapshot)"$/.exec(err.message)?.[1] as 'snapshot' | 'mjpeg' | undefined;
 }
 
-/** The errors notAnImageError made: isNotAnImage tells them (the --camera probe stops at one). */
+/** The errors notAnImageError made: isNotAnImage tells them (the --camera probe stops after a few in a row). */
 const notAnImage = new WeakSet<Error>();
 
 /**
@@ -167,6 +167,8 @@ export function notAnImageError(cameraId: string, url: string, status: number, c
     'TC_ERR_SOURCE_HTTP',
     `camera ${cameraId}: GET ${url} answered HTTP ${status} with ${what} (Content-Type "${contentType}"), not a JPEG snapshot or MJPEG stream; ` +
       `give the camera's snapshot or stream URL, and its user and password (http://user:password@host/path) if it asks for a login`,
+    // The status, as for other answers: the daemon's repeated-error log tells this answer from other HTTP ones by it.
+    { status },
   );
   notAnImage.add(err);
   return err;
