@@ -8,6 +8,7 @@ import { CameraAnalyzer } from './analyze/camera-analyzer.js';
 import { FRAMES_TO_FIND_A_MOVE, viewMovedMessage } from './analyze/view-check.js';
 import { describeFrameSizeOptions, frameSizeOptions, type FrameSizeOptions } from './analyze/analyzer-options.js';
 import { createChannelFor } from './channel/create-channel.js';
+import { checkZeromqKey } from './channel/zeromq-key.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
 import type { JpegFrame } from './channel/messages.js';
 import { CountStore } from './store/count-store.js';
@@ -235,6 +236,8 @@ export class Daemon implements AsyncDisposable {
     // Every analyzer is built (its config checked) before the store opens and the decoders start: a camera it
     // refuses stops the start with nothing to close.
     const analyzers = config.cameras.map((camera, i) => new CameraAnalyzer(camera, `cameras[${i}]`));
+    // So is the zeromq key (a missing key file created the database before it was refused: helper 48).
+    if (config.channel === 'zeromq') checkZeromqKey(config.zeromqEndpoint, config.zeromqKeyFile);
     // A failing database (disk full, made read-only) is said once, then at its 100th failure since or after 10
     // minutes (see RepeatLog), not at every flush (once a second: helper 26), and its recovery is said.
     const storeLog = new RepeatLog();

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CountStore } from '../dist/src/store/index.js';
 import { StoreError } from '../dist/src/errors.js';
+import { Daemon } from '../dist/src/daemon.js';
+import { validateConfig } from '../dist/src/config/validate-config.js';
 import { runCli } from './helpers/run-cli.js';
 import { makeJpeg, startCamera } from './helpers/source-http.js';
 import { tempDir } from './helpers/temp-dir.js';
@@ -95,6 +97,19 @@ describe('run refuses a bad key file, an open endpoint without a key or a folder
     // The store, used as a library, says the same.
     expect(() => CountStore.open(join(dir, 'plain', 'counts.db'))).toThrow(StoreError);
     expect(() => CountStore.open(join(dir, 'plain', 'counts.db'))).toThrow(`${join(dir, 'plain')} is a file, not a folder`);
+  }, 20_000);
+
+  it('Daemon.start, used as a library, refuses a missing key file or an open endpoint before the database is created', async () => {
+    const { dir, db } = setUp();
+    const camera = { id: 'c', url: 'http://127.0.0.1:9/x.jpg', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] };
+    for (const [keys, message] of [
+      [{ zeromqKeyFile: join(dir, 'missing.key') }, /zeromqKeyFile \S+missing\.key: no such file/],
+      [{ zeromqEndpoint: 'tcp://0.0.0.0:0' }, /lets any machine that reaches it in as a decoder/],
+    ] as const) {
+      // Before: the store opened first, leaving counts.db (and its lock) behind the refusal.
+      await expect(Daemon.start(validateConfig({ db, channel: 'zeromq', ...keys, cameras: [camera] }))).rejects.toThrow(message);
+      expect(existsSync(db)).toBe(false);
+    }
   }, 20_000);
 
   it('still counts with a valid key file, and with a --db file in a folder not made yet', async () => {

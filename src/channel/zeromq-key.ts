@@ -139,3 +139,13 @@ export function requireKeyForEndpoint(endpoint: string, keyFile: string): void {
     `zeromqEndpoint: ${JSON.stringify(endpoint)} lets any machine that reaches it in as a decoder, to send forged frames or read camera pictures, and zeromqKeyFile is not set; create a key file with \`traffic-counter zeromq-key FILE\`, set zeromqKeyFile (--zeromq-key-file) to it and give a copy to each decoder (--key-file FILE), or bind a loopback address (tcp://127.0.0.1:PORT)`,
   );
 }
+
+/**
+ * The zeromq channel's key checks (an open endpoint without a key, a key file that cannot be read or is not one),
+ * made before anything starts: by `run` before the simulator or the probe, by Daemon.start before the store creates
+ * the database. The channel makes them again where it binds.
+ */
+export function checkZeromqKey(endpoint: string, keyFile: string): void {
+  requireKeyForEndpoint(endpoint, keyFile);
+  if (keyFile !== '') readZeromqKeyFile(keyFile, 'zeromqKeyFile');
+}

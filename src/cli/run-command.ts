@@ -12,7 +12,7 @@ import { startHttpServer } from '../server/http-server.js';
 import { probeCameraSize } from '../source/probe-camera-size.js';
 import { hideUrlPassword } from '../source/camera-url.js';
 import { ConfigError, UsageError } from '../errors.js';
-import { readZeromqKeyFile, requireKeyForEndpoint } from '../channel/zeromq-key.js';
+import { checkZeromqKey } from '../channel/zeromq-key.js';
 import { dbFolderProblem } from '../store/index.js';
 
 const HELP = `Usage: traffic-counter run [--config FILE] [--camera URL] [--db FILE] [options]
@@ -234,10 +234,7 @@ export async function runCommand(argv: string[]): Promise<number> {
  * created the database first) or the decoders start (before, the simulator printed its URL first, 4 s in).
  */
 function refuseBeforeStart(config: Config): void {
-  if (config.channel === 'zeromq') {
-    requireKeyForEndpoint(config.zeromqEndpoint, config.zeromqKeyFile);
-    if (config.zeromqKeyFile !== '') readZeromqKeyFile(config.zeromqKeyFile, 'zeromqKeyFile');
-  }
+  if (config.channel === 'zeromq') checkZeromqKey(config.zeromqEndpoint, config.zeromqKeyFile);
   // A ConfigError, not the store's StoreError: the user's input, exit status 2 as for the others.
   const folder = dbFolderProblem(config.db);
   if (folder !== undefined) throw new ConfigError(folder);
