@@ -88,18 +88,25 @@ export function lineShortfallWarning(cameraId: string, r: LineReach, counted: nu
     ...(once ? [`${once} seen in that frame only, on neither side of it`] : []),
     ...(oneSide ? [`${oneSide} seen in other frames too but never stably on both sides`] : []),
   ].join(' and ');
-  const depth = r.depthPx ?? 0, inSide = r.depthInSidePx ?? 0, outSide = r.depthOutSidePx ?? 0;
-  // Each side must hold one frame interval of travel: at least the usual motion's step where one was learnt (a
-  // short ROI teaches a short one), and more than the ROI's depth across the line, which the vehicles lost crossed
-  // between two frames (or were seen on one side of only).
+  const depth = r.depthPx ?? 0, inSide = Math.round(r.depthInSidePx ?? 0), outSide = Math.round(r.depthOutSidePx ?? 0);
+  // Each side must hold one frame interval of travel: the usual motion's step where one was learnt, and more than
+  // the ROI's whole depth across the line where vehicles were seen in one frame only (they crossed it between two
+  // frames). Without a learnt step that depth is only a lower bound, and is said as one (helper 49: following a
+  // figure given as enough led to the same warning again).
   const step = r.stepPx !== null && r.stepBackPx !== null ? Math.max(r.stepPx, r.stepBackPx) : null;
-  const need = 10 * Math.ceil(Math.max(step ?? 0, depth) / 10);
-  const travel = step !== null ? `, and vehicles move about ${Math.round(step)} px between frames there` : '';
+  const reach = `Across the line, the ROI reaches about ${inSide} px on the side its arrow points to and ${outSide} px on the other`;
+  const shorter = inSide <= outSide ? { side: "the arrow's side", px: inSide } : { side: 'the other side', px: outSide };
+  let fix: string;
+  if (step !== null) {
+    const need = 10 * Math.ceil(Math.max(step, once ? depth : 0) / 10);
+    fix = `vehicles move about ${Math.round(step)} px between frames there: extend the ROI to at least ${need} px on each side (${shorter.side} by ${Math.max(0, need - shorter.px)} px or more)`;
+  } else if (once) {
+    fix = `vehicles seen in that frame only crossed more than the ROI's whole depth (${Math.round(depth)} px) between two frames: extend the ROI on each side by more than that`;
+  } else {
+    fix = `extend the ROI on each side (${shorter.side} first)`;
+  }
   return (
-    `${at}${fps}: counted ${counted} while ${lost} of the ${r.vehiclesOnLine} vehicles seen on the line were not counted ` +
-    `(${why}): a vehicle is counted only when seen on each side of the line. The ROI reaches about ` +
-    `${Math.round(inSide)} px on one side of the line and ${Math.round(outSide)} px on the other${travel}; extend the ROI ` +
-    `along the road to at least ${need} px past the line on each side (by ${need - Math.round(Math.min(inSide, outSide))} px or more where it is shorter), ` +
-    `or move the line to where the ROI is that deep, or raise the frame rate`
+    `${at}${fps}: counted ${counted}, while ${lost} of the ${r.vehiclesOnLine} vehicles seen on the line were not (${why}); ` +
+    `a vehicle is counted only when seen on each side of the line. ${reach}; ${fix}, or move the line to where the ROI is deeper, or raise the frame rate`
   );
 }
