@@ -7,6 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect, it, onTestFinished } from 'vitest';
 import { probeCameraSize } from '../dist/src/source/probe-camera-size.js';
+import { unusedPort } from './helpers/source-http.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -29,7 +30,7 @@ it('gives up after its time limit, naming the camera error, while garbage is col
     new Promise<string>((r) => setTimeout(() => r('still waiting after 8 s'), 8_000)),
   ]);
   // The camera's own error, with its code: not a network failure.
-  expect(outcome).toMatch(/no frame within 1 s .*HTTP 503.* \[TC_ERR_SOURCE_HTTP\]$/);
+  expect(outcome).toMatch(/no frame within 1 s, the last attempt: .*HTTP 503.* \[TC_ERR_SOURCE_HTTP\]$/);
   expect(Date.now() - started).toBeLessThan(5_000);
 });
 
@@ -52,4 +53,12 @@ it('tells a redirect loop at once', async () => {
   const err = await probeCameraSize(url, 600_000).then(() => undefined, (e: Error & { code?: string }) => e);
   expect(err?.code).toBe('TC_ERR_SOURCE_HTTP');
   expect(err?.message).toContain('was redirected more than 5 times');
+});
+
+it('a camera that refuses connections: one piece of advice, the last error\'s own, after the time limit', async () => {
+  const url = `http://127.0.0.1:${await unusedPort()}/snapshot.jpg`;
+  const err = await probeCameraSize(url, 1_000).then(() => undefined, (e: Error & { code?: string }) => e);
+  // Before: "…; check the host and port …); check the URL and that the camera is reachable", two fixes in a row.
+  expect(err?.message).toMatch(new RegExp(`^--camera ${url.replace(/[.]/g, '\\.')}: no frame within 1 s, the last attempt: .*check the host and port`));
+  expect(err?.message).not.toContain('check the URL and that the camera is reachable');
 });

@@ -112,5 +112,7 @@ export async function probeCameraSize(
   }
   // The code of the last thing that went wrong (an HTTP status, a refused connection), or a timeout when nothing did.
   const code = lastError instanceof SourceError ? (lastError.code as ConstructorParameters<typeof SourceError>[0]) : 'TC_ERR_SOURCE_TIMEOUT';
-  throw new SourceError(code, `--camera ${hideUrlPassword(url)}: no frame within ${timeoutMs / 1000} s${lastError ? ` (${lastError.message})` : ''}; check the URL and that the camera is reachable`);
+  // The last error names its own fix: said once, not followed by a second piece of advice (helper 46).
+  const why = lastError ? `, the last attempt: ${lastError.message}` : '; check the URL and that the camera is reachable';
+  throw new SourceError(code, `--camera ${hideUrlPassword(url)}: no frame within ${timeoutMs / 1000} s${why}`);
 }
