@@ -52,6 +52,17 @@ test('says each line and direction count, each camera status and frames, and the
   for (const key of s.keys()) expect(types.some((t) => key.startsWith(`${t[1]}{`) || key === t[1])).toBe(true);
 });
 
+test('says the remote decoders connected and when one was last lost, only for a channel that has them', () => {
+  const remote = (lostAt: number | null): Map<string, number> =>
+    samples(formatMetrics({ ...stats, channel: { ...stats.channel, channel: 'zeromq-tcp', endpoint: 'tcp://127.0.0.1:5555', remoteDecoders: 0, remoteDecoderLostAt: lostAt } }));
+  expect(remote(1_700_000_000_250).get('traffic_counter_remote_decoders{channel="zeromq-tcp"}')).toBe(0);
+  expect(remote(1_700_000_000_250).get('traffic_counter_remote_decoder_lost_timestamp_seconds{channel="zeromq-tcp"}')).toBe(1_700_000_000.25);
+  // None lost yet: NaN, as the latest frame's time before the first.
+  expect(remote(null).get('traffic_counter_remote_decoder_lost_timestamp_seconds{channel="zeromq-tcp"}')).toBeNaN();
+  // Other channels (local decoders only) have neither.
+  expect(formatMetrics(stats)).not.toMatch(/remote_decoder/);
+});
+
 test('escapes label values', () => {
   const text = formatMetrics({ cameras: [cameraStats({ id: 'c', counts: [{ lineId: 'a"b\\c\nd', in: 1, out: 0 }] })] });
   expect(text).toContain('traffic_counter_crossings_total{camera="c",line="a\\"b\\\\c\\nd",direction="in"} 1');

@@ -1,6 +1,7 @@
 // A daemon that leaves decoding to remote decoders (`decoders` 0, `traffic-counter decoder --connect`): /api/health
 // must show how many are connected and when one was last lost. Before, a decoder going away was seen in the log
-// only (its channel figures in health read as before).
+// only (its channel figures in health read as before). /metrics must say the same, for an alert on "no decoder" (it
+// had no figure for remote decoders).
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import type { ChannelStats } from '../dist/src/channel/frame-channel.js';
@@ -11,7 +12,7 @@ import { startHttpServer } from '../dist/src/server/http-server.js';
 import { scene, serveSceneCamera, until } from './helpers/scene-camera.js';
 import { tempDir } from './helpers/temp-dir.js';
 
-it('shows in /api/health the remote decoders connected, and when one was last lost', { timeout: 60_000 }, async () => {
+it('shows in /api/health and /metrics the remote decoders connected, and when one was last lost', { timeout: 60_000 }, async () => {
   const url = await serveSceneCamera();
   const config = validateConfig({ db: join(tempDir(), 'counts.db'), channel: 'zeromq', zeromqEndpoint: 'tcp://127.0.0.1:0', decoders: 0, cameras: [{ ...scene.cameraConfig(), id: 'cam1', url, pollIntervalMs: 200 }] });
   const daemon = await Daemon.start(config, { log: { info: () => {}, warn: () => {} } });
@@ -20,8 +21,21 @@ it('shows in /api/health the remote decoders connected, and when one was last lo
   onTestFinished(() => http.close());
   const channel = async (): Promise<ChannelStats> => ((await (await fetch(`${http.url}/api/health`)).json()) as { channel: ChannelStats }).channel;
 
+  /** The remote decoders /metrics says are connected, and when one was last lost (Unix seconds). */
+  const metrics = async (): Promise<[number, number]> => {
+    const text = await (await fetch(`${http.url}/metrics`)).text();
+    const value = (name: string): number => {
+      const m = new RegExp(`^${name}\\{channel="zeromq-tcp"\\} (\\S+)$`, 'm').exec(text);
+      expect(m, `${name} in\n${text}`).not.toBeNull();
+      expect(text).toContain(`# TYPE ${name} gauge`);
+      return Number(m![1]);
+    };
+    return [value('traffic_counter_remote_decoders'), value('traffic_counter_remote_decoder_lost_timestamp_seconds')];
+  };
+
   const first = await channel();
   expect(first).toMatchObject({ channel: 'zeromq-tcp', remoteDecoders: 0, remoteDecoderLostAt: null });
+  expect(await metrics()).toEqual([0, NaN]);
   const start = (): { stop: () => Promise<void> } => {
     const ac = new AbortController();
     const running = runZeromqDecoder({ connect: first.endpoint!, decoder: 'jpeg-js', signal: ac.signal });
@@ -36,6 +50,7 @@ it('shows in /api/health the remote decoders connected, and when one was last lo
   const two = start();
   await until('two remote decoders in /api/health', async () => (await channel()).remoteDecoders === 2);
   expect((await channel()).remoteDecoderLostAt).toBeNull();
+  expect(await metrics()).toEqual([2, NaN]);
 
   // One decoder stops (it says 'bye'): health says one is left, and when the other was lost.
   const before = Date.now();
@@ -44,7 +59,10 @@ it('shows in /api/health the remote decoders connected, and when one was last lo
   const lost = (await channel()).remoteDecoderLostAt;
   expect(lost).toBeGreaterThanOrEqual(before);
   expect(lost).toBeLessThanOrEqual(Date.now());
+  expect(await metrics()).toEqual([1, lost! / 1000]);
   await two.stop();
   await until('no remote decoder in /api/health', async () => (await channel()).remoteDecoders === 0);
-  expect((await channel()).remoteDecoderLostAt).toBeGreaterThanOrEqual(lost!);
+  const last = (await channel()).remoteDecoderLostAt!;
+  expect(last).toBeGreaterThanOrEqual(lost!);
+  expect(await metrics()).toEqual([0, last / 1000]);
 });

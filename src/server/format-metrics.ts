@@ -57,6 +57,12 @@ export function formatMetrics(s: MetricsSource): string {
     family('traffic_counter_channel_decoder_restarts_total', 'counter', 'Decoder processes or threads restarted after a crash.', [[l, ch.decoderRestarts]]);
     family('traffic_counter_channel_frames_in_flight', 'gauge', 'Frames in the channel now (waiting for a decoder, decoding, or decoded and waiting).', [[l, ch.inFlight]]);
     family('traffic_counter_channel_frames_in_flight_max', 'gauge', 'The most frames in flight now; beyond it one is dropped (zeromq: two per connected decoder that has answered a job, at least maxFramesInFlight).', [[l, ch.maxInFlight]]);
+    // zeromq over tcp:// (remote decoders): alert on remote_decoders == 0 where decoders is 0, no frame is decoded then.
+    if (ch.remoteDecoders !== undefined) {
+      family('traffic_counter_remote_decoders', 'gauge', 'Remote decoders (traffic-counter decoder --connect) connected now.', [[l, ch.remoteDecoders]]);
+      family('traffic_counter_remote_decoder_lost_timestamp_seconds', 'gauge', 'When a remote decoder was last lost: it left, fell silent, did not answer in time or could not be sent to (Unix seconds; NaN before the first).',
+        [[l, ch.remoteDecoderLostAt == null ? NaN : ch.remoteDecoderLostAt / 1000]]);
+    }
   }
   const st = s.store;
   if (st) {
