@@ -15,7 +15,7 @@ import { CountStore } from './store/count-store.js';
 import { createSource } from './source/create-source.js';
 import { abortableSleep } from './source/abortable-sleep.js';
 import { RepeatLog } from './repeat-log.js';
-import { LoadWindow, behindMessage, keepsUpMessage } from './load-window.js';
+import { LoadWindow, behindMessage, keepsUpMessage, noRemoteDecoderSince } from './load-window.js';
 import type { FrameSource, SourceStats } from './source/frame-source.js';
 import { SourceError, type TrafficCounterError } from './errors.js';
 
@@ -591,7 +591,15 @@ export class Daemon implements AsyncDisposable {
       command !== undefined
         ? `check the decoders: start one on a decoder host with ${command}${this.config.decoders === 0 ? ', or give the daemon local decoders (decoders 1 or more)' : ''}`
         : 'check the decoders (the log says when one exited or hung)';
-    return `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}); ${fix}`;
+    const lostAt = this.#remoteDecoderLostAt();
+    const since = lostAt === undefined ? '' : `; ${noRemoteDecoderSince(lostAt)}`;
+    return `no decoder returned its frames (the channel dropped ${this.#channel.stats().dropped}${since}); ${fix}`;
+  }
+
+  /** When the last remote decoder was lost, where none is connected now (an operator asks since when); else undefined. */
+  #remoteDecoderLostAt(): number | undefined {
+    const { remoteDecoders, remoteDecoderLostAt } = this.#channel.stats();
+    return remoteDecoders === 0 && remoteDecoderLostAt != null ? remoteDecoderLostAt : undefined;
   }
 
   /** The command that starts a remote decoder for this daemon, where they connect (zeromq over tcp://). */
@@ -620,7 +628,7 @@ export class Daemon implements AsyncDisposable {
     const now = Date.now();
     for (const p of this.#pipelines.values()) {
       const verdict = p.load.end(now);
-      if (verdict === 'behind') this.#log.warn(behindMessage(p.camera.id, p.load.last!, this.config, this.#remoteDecoderCommand()));
+      if (verdict === 'behind') this.#log.warn(behindMessage(p.camera.id, p.load.last!, this.config, this.#remoteDecoderCommand(), this.#remoteDecoderLostAt()));
       else if (verdict === 'keeps up') this.#log.info(keepsUpMessage(p.camera.id, p.load.last!));
     }
   }
@@ -722,7 +730,7 @@ export class Daemon implements AsyncDisposable {
           const why = p.skipReason ?? refusal?.message ?? this.#noDecoderMessage();
           warnings.push({ message: this.#starvedMessage(p, why) });
         }
-        if (p.load.behind && p.load.share(now) !== undefined) warnings.push({ message: behindMessage(p.camera.id, p.load.last!, this.config, this.#remoteDecoderCommand()) });
+        if (p.load.behind && p.load.share(now) !== undefined) warnings.push({ message: behindMessage(p.camera.id, p.load.last!, this.config, this.#remoteDecoderCommand(), this.#remoteDecoderLostAt()) });
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         const view = p.analyzer.viewState();
         if (view?.moved) warnings.push({ message: viewMovedMessage(p.camera.id, view) });

@@ -87,21 +87,31 @@ export class LoadWindow {
 }
 
 /**
+ * Says since when no remote decoder is connected: `lostAt` (ms since the epoch) is when the last one was lost (it
+ * left, fell silent, did not answer in time or could not be sent to), to the second.
+ */
+export function noRemoteDecoderSince(lostAt: number): string {
+  return `no remote decoder connected since ${new Date(lostAt).toISOString().replace(/\.\d+Z$/, 'Z')}, when the last one was lost`;
+}
+
+/**
  * Says that the daemon cannot keep up with camera `cameraId` over window `w`, and the fixes (from `c`; with `decoders`
- * 0, `remoteCommand` is the command that starts a remote decoder for this daemon, where it is known).
+ * 0, `remoteCommand` is the command that starts a remote decoder for this daemon, where it is known, and
+ * `remoteLostAt` when the last remote decoder was lost, where none is connected now).
  */
 export function behindMessage(
   cameraId: string,
   w: LoadCounts,
   c: Pick<Config, 'decoders' | 'decodeScale' | 'decoder'>,
   remoteCommand = 'traffic-counter decoder --connect ENDPOINT',
+  remoteLostAt?: number,
 ): string {
   const sec = (w.endAt - w.startAt) / 1000;
   const rate = (n: number): string => (n / sec).toFixed(1);
   // With remote decoders only (zeromq, decoders 0), local settings change nothing: more of those are the fix.
   const fix =
     c.decoders === 0
-      ? `connect more remote decoders (\`${remoteCommand}\`; \`decoders\` is 0, so all decoding is theirs), a larger \`decodeScale\` (now ${c.decodeScale}), or count fewer cameras in this daemon`
+      ? `connect more remote decoders (\`${remoteCommand}\`; \`decoders\` is 0, so all decoding is theirs${remoteLostAt === undefined ? '' : `; ${noRemoteDecoderSince(remoteLostAt)}`}), a larger \`decodeScale\` (now ${c.decodeScale}), or count fewer cameras in this daemon`
       : `give it more decoders (\`decoders\`, now ${c.decoders}), a larger \`decodeScale\` (now ${c.decodeScale}) or a faster \`decoder\` (now ${c.decoder}; jpeg-turbo is the fastest), or count fewer cameras in this daemon`;
   return (
     `camera ${cameraId}: the daemon cannot keep up: ${w.dropped} of its ${w.frames} frames (${Math.round((100 * w.dropped) / w.frames)}%) in ` +

@@ -66,3 +66,41 @@ it('shows in /api/health and /metrics the remote decoders connected, and when on
   expect(last).toBeGreaterThanOrEqual(lost!);
   expect(await metrics()).toEqual([0, last / 1000]);
 });
+
+it('says in the camera\'s warnings since when no remote decoder is connected, once the last one was lost', { timeout: 60_000 }, async () => {
+  const url = await serveSceneCamera();
+  // 10 fps, 2 s windows: 20 frames a window, twice the fewest that are judged.
+  const config = validateConfig({ db: join(tempDir(), 'counts.db'), channel: 'zeromq', zeromqEndpoint: 'tcp://127.0.0.1:0', decoders: 0, cameras: [{ ...scene.cameraConfig(), id: 'cam1', url, pollIntervalMs: 100 }] });
+  const daemon = await Daemon.start(config, { log: { info: () => {}, warn: () => {} }, loadWindowMs: 2_000 });
+  onTestFinished(() => daemon.close());
+  const http = await startHttpServer({ dbPath: config.db, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
+  onTestFinished(() => http.close());
+  const health = async (): Promise<{ channel: ChannelStats; cameras: { status: string; warnings: { message: string }[]; framesAnalysed: number }[] }> =>
+    (await (await fetch(`${http.url}/api/health`)).json()) as never;
+  const { endpoint } = (await health()).channel;
+
+  const ac = new AbortController();
+  const running = runZeromqDecoder({ connect: endpoint!, decoder: 'jpeg-js', signal: ac.signal });
+  const stop = async (): Promise<void> => {
+    ac.abort();
+    await running;
+  };
+  onTestFinished(stop);
+  await until('frames analysed', async () => (await health()).cameras[0]!.framesAnalysed > 0);
+  await stop();
+  await until('no remote decoder', async () => (await health()).channel.remoteDecoders === 0);
+  const lostAt = (await health()).channel.remoteDecoderLostAt!;
+  const since = `no remote decoder connected since ${new Date(lostAt).toISOString().slice(0, 19)}Z, when the last one was lost`;
+
+  // Frames pile up: the daemon cannot keep up, then the camera reads failing; both warnings say since when.
+  const behind = `connect more remote decoders (\`traffic-counter decoder --connect ${endpoint}\`; \`decoders\` is 0, so all decoding is theirs; ${since}), a larger`;
+  const failing = `no decoder returned its frames (the channel dropped `;
+  await until('the camera failing', async () => (await health()).cameras[0]!.status === 'failing', 30_000);
+  await until('"cannot keep up" in its warnings', async () => (await health()).cameras[0]!.warnings.some((w) => w.message.includes('cannot keep up')));
+  const warnings = (await health()).cameras[0]!.warnings.map((w) => w.message);
+  expect(warnings, warnings.join('\n')).toContainEqual(expect.stringContaining(behind));
+  const starved = warnings.find((w) => w.includes(failing));
+  expect(starved, warnings.join('\n')).toMatch(
+    new RegExp(`\\(the channel dropped \\d+; ${since}\\); check the decoders: start one on a decoder host with traffic-counter decoder --connect ${endpoint}, or give the daemon local decoders \\(decoders 1 or more\\)$`),
+  );
+});
