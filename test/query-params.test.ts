@@ -66,6 +66,17 @@ test('epoch seconds are refused with the milliseconds to give, not read as a tim
   expect(parseQueryParams({ bucket: 'hour', from: '1714550400000' }, 'http').fromMs).toBe(Date.UTC(2024, 4, 1, 8, 0));
 });
 
+test('a date written without dashes (20261207) is refused with the date to give, not read as ms in January 1970', () => {
+  expect(errorOf({ bucket: 'hour', from: '20261207' }, 'cli').message).toBe(
+    '--from: 20261207 as epoch milliseconds is 1970-01-01T05:37:41.207Z; for the date give 2026-12-07 (midnight UTC), or an ISO 8601 time',
+  );
+  expect(errorOf({ bucket: 'day', to: '20261208', tz: 'Europe/Berlin' }, 'http').message).toBe(
+    'to: 20261208 as epoch milliseconds is 1970-01-01T05:37:41.208Z; for the date give 2026-12-08 (midnight Europe/Berlin time), or an ISO 8601 time',
+  );
+  // Not a date (month 13): still epoch milliseconds, as documented.
+  expect(parseQueryParams({ bucket: 'hour', from: '20261307' }, 'cli').fromMs).toBe(20261307);
+});
+
 test('a time zone is named as given where this Node knows it by an older alias (Asia/Kolkata, not Asia/Calcutta)', () => {
   expect(parseQueryParams({ bucket: 'hour', tz: 'Asia/Kolkata' }, 'cli').timeZone).toBe('Asia/Kolkata');
   expect(parseQueryParams({ bucket: 'hour', tz: 'europe/berlin' }, 'cli').timeZone).toBe('Europe/Berlin');

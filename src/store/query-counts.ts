@@ -204,6 +204,18 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
     if (/^\d{9,11}$/.test(v) && ms! < 1e11) {
       throw new QueryError(`${name(key)}: ${v} as epoch milliseconds is ${new Date(ms!).toISOString()}; for epoch seconds give ${v}000, or an ISO 8601 time`);
     }
+    // A date written without dashes (ISO 8601's basic form, 20261207) would be read as 20 261 207 ms, five hours
+    // into 1970: --from answered every row since then, --to none. Refused, with the date to give.
+    const basic = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
+    if (basic) {
+      const [, y, mo, d] = basic;
+      const date = `${y}-${mo}-${d}`;
+      if (Number(y) >= 1970 && parseTimeInput(date, timeZone) !== undefined) {
+        throw new QueryError(
+          `${name(key)}: ${v} as epoch milliseconds is ${new Date(ms!).toISOString()}; for the date give ${date} (midnight ${where}), or an ISO 8601 time`,
+        );
+      }
+    }
     if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
       throw new QueryError(
         `${name(key)}: must be an ISO 8601 time (2024-05-01T08:00:00Z; no zone means ${where}), a date (2024-05-01, midnight ${where}) or epoch milliseconds; got ${echo(v)}`,
