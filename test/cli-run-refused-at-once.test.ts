@@ -11,6 +11,7 @@ import { Daemon } from '../dist/src/daemon.js';
 import { validateConfig } from '../dist/src/config/validate-config.js';
 import { runCli } from './helpers/run-cli.js';
 import { makeJpeg, startCamera } from './helpers/source-http.js';
+import { takenPort } from './helpers/taken-port.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 const NO_SUCH_KEY = /zeromqKeyFile \S+missing\.key: no such file; create it with `traffic-counter zeromq-key \S+missing\.key` and give a copy to each decoder \(--key-file\) \[TC_ERR_CONFIG\]/;
@@ -122,5 +123,28 @@ describe('run refuses a bad key file, an open endpoint without a key or a folder
     expect(r.stderr).toContain('simulated camera at');
     expect(r.stderr).toMatch(/over the zeromq-tcp channel \(decoders connect to tcp:\/\/127\.0\.0\.1:\d+ with --key-file/);
     expect(existsSync(db)).toBe(true);
+  }, 30_000);
+});
+
+describe('run --http with its port in use', () => {
+  it('is refused before the simulator starts, the camera is asked or the database is made', async () => {
+    // Before: the simulator started and the database was created, with a row for the minute (0 vehicles, uptime
+    // -, monitored 0%), then the port was found taken.
+    const { dir, db } = setUp();
+    const port = await takenPort();
+    const message = `traffic-counter: http API: --http (httpPort) ${port}: the port is already in use on 127.0.0.1; choose another port, or 0 for any free port [TC_ERR_USAGE]\n`;
+    const r = await runCli(['run', '--http', String(port), '--db', db, '--duration', '1'], { cwd: dir });
+    expectRefused(r, /the port is already in use/, db);
+    expect(r.stderr).toBe(message);
+
+    const camera = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(100)));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ db, httpPort: port, cameras: [{ id: 'c', url: camera.url, roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] }] }));
+    const c = await runCli(['run', '--config', file, '--duration', '1'], { cwd: dir });
+    expectRefused(c, /the port is already in use/, db);
+    expect(c.stderr).toBe(message);
+    const p = await runCli(['run', '--camera', camera.url, '--http', String(port), '--db', db, '--duration', '1'], { cwd: dir });
+    expectRefused(p, /the port is already in use/, db);
+    expect(camera.requests).toHaveLength(0);
   }, 30_000);
 });

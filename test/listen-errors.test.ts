@@ -1,23 +1,15 @@
 // A server that cannot listen names what to change: the host when the address is not this machine's, the port
 // when it is taken. (camera-sim --host 256.1.1.1 used to blame the port.)
-import { createServer } from 'node:net';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { expect, onTestFinished, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { startHttpServer } from '../dist/src/server/index.js';
 import { runCli } from './helpers/run-cli.js';
+import { takenPort } from './helpers/taken-port.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 // 192.0.2.1 (TEST-NET-1) is an address literal of no machine here: refused locally, no DNS and no network.
 const FOREIGN_HOST = '192.0.2.1';
 
-async function takenPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
-  return (server.address() as AddressInfo).port;
-}
 
 test('camera-sim --host names the host, not the port, when it is not an address of this machine', async () => {
   const r = await runCli(['camera-sim', '--host', FOREIGN_HOST]);

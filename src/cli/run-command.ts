@@ -8,7 +8,7 @@ import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/config-types.js';
 import { Daemon } from '../daemon.js';
 import { spawnCameraSim } from './spawn-camera-sim.js';
-import { startHttpServer } from '../server/http-server.js';
+import { checkHttpListen, startHttpServer } from '../server/http-server.js';
 import { probeCameraSize } from '../source/probe-camera-size.js';
 import { hideUrlPassword } from '../source/camera-url.js';
 import { ConfigError, UsageError } from '../errors.js';
@@ -99,9 +99,11 @@ export async function runCommand(argv: string[]): Promise<number> {
   // the flags are checked against a stand-in camera first, so that a wrong combination (--channel zeromq --decoders 0
   // without a tcp:// endpoint) is refused at once, not after the simulator started or the probe waited 15 s. Those
   // configs give cameras only: the daemon's keys checked here (channel, db, zeromq) are the ones it will run with.
-  refuseBeforeStart(
-    applyOverrides(fileConfig ?? validateConfig({ cameras: [{ id: 'flags', ...STAND_IN_VIEW }] }, { requireUrl: false }), overrides, fileConfig !== undefined),
-  );
+  const early = applyOverrides(fileConfig ?? validateConfig({ cameras: [{ id: 'flags', ...STAND_IN_VIEW }] }, { requireUrl: false }), overrides, fileConfig !== undefined);
+  refuseBeforeStart(early);
+  // The API's port and host too: a port in use was told after the simulator had started and the database had been
+  // created, with a row for the minute (0 vehicles, uptime -, monitored 0%).
+  if (values.http !== undefined || early.httpPort > 0) await checkHttpListen(early.httpHost, early.httpPort);
   const cleanups: (() => Promise<void>)[] = [];
 
   try {

@@ -138,6 +138,25 @@ function hostName(authority: string): string {
   return h.endsWith('.') ? h.slice(0, -1) : h;
 }
 
+/** Why the API could not listen on host:port, naming run's flags with the config keys they override. */
+function httpListenError(err: NodeJS.ErrnoException, host: string, port: number): UsageError {
+  return new UsageError(`http API: ${listenFailure(err, host, port, { host: '--http-host (httpHost)', port: '--http (httpPort)' })}`, { cause: err });
+}
+
+/**
+ * Rejects, as startHttpServer would, when the API could not listen on host:port (a port in use, an address not of
+ * this machine); resolves once a trial listener there has closed again. For `run` to refuse before it starts the
+ * simulator, the camera probe or the database, not after.
+ */
+export async function checkHttpListen(host: string = HTTP_DEFAULTS.host, port: number = HTTP_DEFAULTS.port): Promise<void> {
+  const trial = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    trial.once('error', (err: NodeJS.ErrnoException) => reject(httpListenError(err, host, port)));
+    trial.listen(port, host, () => resolve());
+  });
+  await new Promise<void>((resolve) => trial.close(() => resolve()));
+}
+
 /** Starts the API server; resolves once it listens. Binds 127.0.0.1 unless `host` says otherwise. */
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServerHandle> {
   const host = opts.host ?? HTTP_DEFAULTS.host;
@@ -356,7 +375,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const onError = (err: NodeJS.ErrnoException): void => {
       void runner.close();
       // run's flags, with the config keys they override.
-      reject(new UsageError(`http API: ${listenFailure(err, host, port, { host: '--http-host (httpHost)', port: '--http (httpPort)' })}`, { cause: err }));
+      reject(httpListenError(err, host, port));
     };
     server.once('error', onError);
     server.listen(port, host, () => {

@@ -1,5 +1,5 @@
 // The HTTP API and dashboard.
 
-export { startHttpServer, HTTP_DEFAULTS } from './http-server.js';
+export { checkHttpListen, startHttpServer, HTTP_DEFAULTS } from './http-server.js';
 export type { HttpServerOptions, HttpServerHandle } from './http-server.js';
 export { DASHBOARD_HTML } from './dashboard-html.js';
