@@ -121,10 +121,22 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
     const config = applyOverrides(base, overrides, true);
 
+    // A reader of the crossings or the log that ends early (`run | head -1`, a log pipe that closes): the next write
+    // threw EPIPE with a stack trace and killed the daemon without its flush, the crossings it had printed lost from
+    // the database. The counting goes on; what can no longer be read is no longer written.
+    const gone = { stdout: false, stderr: false };
     const log = {
-      info: (m: string) => process.stderr.write(`${new Date().toISOString()}  ${m}\n`),
-      warn: (m: string) => process.stderr.write(`${new Date().toISOString()}  warning: ${m}\n`),
+      info: (m: string) => void (gone.stderr || process.stderr.write(`${new Date().toISOString()}  ${m}\n`)),
+      warn: (m: string) => void (gone.stderr || process.stderr.write(`${new Date().toISOString()}  warning: ${m}\n`)),
     };
+    for (const name of ['stdout', 'stderr'] as const) {
+      process[name].on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EPIPE') throw err;
+        if (gone[name]) return;
+        gone[name] = true;
+        if (name === 'stdout') log.warn('standard output closed (its reader ended): crossings are no longer printed; counting and storing go on (query, /api/counts)');
+      });
+    }
     for (const m of unusedKeys(config, values.config, values.channel !== undefined)) log.warn(m);
     // The channels say a decoder restarted or timed out through process.emitWarning, which Node prints without a
     // time ("(node:2355) Warning: …"): in a log kept for days, when a decoder crashed could not be told (helper 27).
@@ -132,10 +144,12 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.on('warning', (w: Error) => log.warn(w.name === 'Warning' ? w.message : `${w.name}: ${w.message}`));
     const daemon = await Daemon.start(config, {
       log,
-      onEvent: (ev, totals) =>
+      onEvent: (ev, totals) => {
+        if (gone.stdout) return;
         process.stdout.write(
           `${new Date(ev.timeMs).toISOString()}  ${ev.cameraId}  ${ev.lineId.padEnd(12)} ${ev.direction.padEnd(3)} ${ev.vehicleClass.padEnd(11)} in=${totals.in} out=${totals.out}\n`,
-        ),
+        );
+      },
     });
     cleanups.unshift(() => daemon.close());
     // Listening for the signals before saying that it counts: a signal sent the moment that line is read (a
