@@ -4,7 +4,7 @@
 // database. Exit 2, the channel's and the store's messages.
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { CountStore } from '../dist/src/store/index.js';
 import { StoreError } from '../dist/src/errors.js';
 import { Daemon } from '../dist/src/daemon.js';
@@ -148,3 +148,21 @@ describe('run --http with its port in use', () => {
     expect(camera.requests).toHaveLength(0);
   }, 30_000);
 });
+
+it('a database another traffic-counter counts into: refused before the simulator or the camera probe starts, and run once it is free', async () => {
+  // Before: the simulator printed its URL (or --camera asked the camera, up to 15 s) and then the store refused.
+  const { db } = setUp();
+  const first = CountStore.open(db);
+  onTestFinished(() => first.close());
+  const camera = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(100)));
+  for (const source of [[], ['--camera', camera.url]]) {
+    const r = await runCli(['run', ...source, '--db', db, '--duration', '1']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`another traffic-counter \\(pid ${process.pid} on host .+\\) is counting into this database; stop it first.* \\[TC_ERR_STORE\\]\\n$`));
+    expect(r.stderr).not.toContain('simulated camera at');
+  }
+  expect(camera.requests).toHaveLength(0);
+  first.close();
+  const r = await runCli(['run', '--db', db, '--duration', '1']);
+  expect(r.code, r.stderr).toBe(0);
+}, 30_000);

@@ -11,9 +11,9 @@ import { spawnCameraSim } from './spawn-camera-sim.js';
 import { checkHttpListen, startHttpServer } from '../server/http-server.js';
 import { probeCameraSize } from '../source/probe-camera-size.js';
 import { hideUrlPassword } from '../source/camera-url.js';
-import { ConfigError, UsageError } from '../errors.js';
+import { ConfigError, StoreError, UsageError } from '../errors.js';
 import { checkZeromqKey } from '../channel/zeromq-key.js';
-import { dbFolderProblem } from '../store/index.js';
+import { WriterLock, dbFolderProblem } from '../store/index.js';
 
 const HELP = `Usage: traffic-counter run [--config FILE] [--camera URL] [--db FILE] [options]
 
@@ -245,7 +245,7 @@ export async function runCommand(argv: string[]): Promise<number> {
 
 /**
  * Refuses what the daemon would refuse only once started: a non-loopback zeromq endpoint without a key file, a key
- * file that cannot be read or is not one, a folder given as the database. The same checks and messages as the
+ * file that cannot be read or is not one, a folder given as the database, a database another run counts into. The same checks and messages as the
  * channel's and the store's (they check again), said before the simulator, the --camera probe, the store (it
  * created the database first) or the decoders start (before, the simulator printed its URL first, 4 s in).
  */
@@ -254,6 +254,9 @@ function refuseBeforeStart(config: Config): void {
   // A ConfigError, not the store's StoreError: the user's input, exit status 2 as for the others.
   const folder = dbFolderProblem(config.db);
   if (folder !== undefined) throw new ConfigError(folder);
+  // Another run counting into the database: the store's refusal (TC_ERR_STORE, status 1), said before, not after.
+  const held = WriterLock.refusal(config.db);
+  if (held !== undefined) throw new StoreError(held);
 }
 
 /** Up to this many cameras, the status every 30 s has a line per camera; beyond, one line for all. */

@@ -69,13 +69,31 @@ export class WriterLock {
       const owner = busy && db ? describeOwner(db) : '';
       if (db?.inTransaction) db.exec('ROLLBACK');
       db?.close();
-      if (busy) {
-        throw new StoreError(
-          `${file}: another traffic-counter${owner} is counting into this database; stop it first, or give this one another ` +
-            `database (--db, or "db" in the config): two would store every vehicle twice`,
-        );
-      }
+      if (busy) throw new StoreError(heldMessage(file, owner));
       throw new StoreError(`${lockFile}: cannot take the database's writer lock (${(err as Error).message}); check that its folder is writable`, { cause: err });
+    }
+  }
+
+  /**
+   * The refusal acquire would give now, or undefined (free, no lock file yet, or one that cannot be checked: acquire
+   * then says what is wrong). The lock is taken only for the check. For `run` to refuse a second writer before it
+   * starts the simulator or the camera probe: it was refused after them (helper 51), the simulator's URL printed.
+   */
+  static refusal(file: string): string | undefined {
+    if (file === ':memory:' || file === '') return undefined;
+    let db: Db | undefined;
+    try {
+      const lockFile = `${realFile(file)}-lock`;
+      if (!fs.existsSync(lockFile)) return undefined;
+      db = new Database(lockFile, { fileMustExist: true });
+      db.pragma('busy_timeout = 250');
+      db.exec('BEGIN IMMEDIATE');
+      return undefined;
+    } catch (err) {
+      return (err as { code?: string }).code?.startsWith('SQLITE_BUSY') === true && db ? heldMessage(file, describeOwner(db)) : undefined;
+    } finally {
+      if (db?.inTransaction) db.exec('ROLLBACK');
+      db?.close();
     }
   }
 
@@ -118,6 +136,14 @@ function realFile(file: string): string {
   } catch {
     return path.join(fs.realpathSync(path.dirname(p)), path.basename(p));
   }
+}
+
+/** The refusal of a second writer; `owner` from describeOwner. */
+function heldMessage(file: string, owner: string): string {
+  return (
+    `${file}: another traffic-counter${owner} is counting into this database; stop it first, or give this one another ` +
+    `database (--db, or "db" in the config): two would store every vehicle twice`
+  );
 }
 
 /** " (pid 4242 on host cam-box, since 2026-12-06T11:50:00.000Z)", from the lock's last committed owner, or "". */
