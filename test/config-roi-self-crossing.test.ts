@@ -9,7 +9,8 @@ import { tempDir } from './helpers/temp-dir.js';
 
 type Point = [number, number];
 
-const config = (roi: Point[]) => ({ cameras: [{ id: 'cam1', roi, lines: [{ id: 'l1', from: [0, 50], to: [100, 50] }] }] });
+// The line runs along the ROI's first edge: on the ROI, as a line must be, whatever its shape.
+const config = (roi: Point[]) => ({ cameras: [{ id: 'cam1', roi, lines: [{ id: 'l1', from: roi[0], to: roi[1] }] }] });
 const FIX = 'the mask (filled even-odd) would not be the region you outlined: list the points in order around the region, so that edges meet only where one ends and the next begins';
 
 it('refuses a road ROI with two corners swapped, naming the file, the camera, both edges, where they cross and the fix', () => {

@@ -112,6 +112,21 @@ describe('config validation', () => {
     expect(err.message).toMatch(/^--decode-scale: 8 does not divide cameras\[0\]\.analyzer\.downscale \(4\)/);
   });
 
+  it('refuses a line wholly outside the ROI, naming it (it never counts), and takes one that crosses or touches it', () => {
+    // Before: accepted, and warned about only once the analyzer had learnt the scene, about 30 s into a run.
+    const lines = [{ id: 'l1', from: [0, 50], to: [100, 50] }, { id: 'north', from: [150, 20], to: [150, 80] }];
+    expect(errorOf(() => validateConfig({ cameras: [camera({ lines })] })).message).toBe(
+      'cameras[0].lines[1] ("north"): from [150,20] to [150,80] lies wholly outside cameras[0].roi, where nothing is seen; draw the line across the road inside the ROI, or draw the ROI over it',
+    );
+    // Inside, across the ROI's edge, wholly across it, or along its edge: each has points the analyzer sees.
+    for (const [from, to] of [[[10, 10], [20, 20]], [[50, 50], [150, 50]], [[-10, 50], [110, 50]], [[0, 20], [0, 80]]]) {
+      expect(validateConfig({ cameras: [camera({ lines: [{ id: 'l', from, to }] })] }).cameras[0]!.lines[0]!.id).toBe('l');
+    }
+    // Inside a concave ROI's notch is outside it.
+    const notched = [[0, 0], [100, 0], [100, 100], [60, 100], [60, 40], [40, 40], [40, 100], [0, 100]];
+    expect(errorOf(() => validateConfig({ cameras: [camera({ roi: notched, lines: [{ id: 'l', from: [45, 60], to: [55, 90] }] })] })).message).toMatch(/lies wholly outside/);
+  });
+
   it('takes drawnOn, the frame the ROI and lines were drawn on, and refuses a point outside it by name', () => {
     expect(validateConfig({ cameras: [camera({ drawnOn: [100, 100] })] }).cameras[0]!.drawnOn).toEqual([100, 100]);
     expect(validateConfig({ cameras: [camera()] }).cameras[0]!.drawnOn).toBeUndefined();

@@ -247,3 +247,20 @@ class SweepStatus {
     this.root = this.merge(this.merge(this.below, mid), this.above);
   }
 }
+
+/**
+ * Whether segment ab has a point inside polygon `poly` or on its boundary (a line the config draws wholly outside
+ * its ROI can never count). Inside by the even-odd rule, as the ROI's mask.
+ */
+export function segmentMeetsPolygon(a: Point, b: Point, poly: readonly Point[]): boolean {
+  for (let i = 0; i < poly.length; i++) {
+    if (meet(a, b, poly[i]!, poly[(i + 1) % poly.length]!, false)) return true;
+  }
+  // No edge met: the segment is wholly inside or wholly outside; its end a tells which.
+  let inside = false;
+  for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+    const [xi, yi] = poly[i]!, [xj, yj] = poly[j]!;
+    if (yi > a[1] !== yj > a[1] && a[0] < ((xj - xi) * (a[1] - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
