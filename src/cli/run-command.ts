@@ -107,36 +107,50 @@ export async function runCommand(argv: string[]): Promise<number> {
   const cleanups: (() => Promise<void>)[] = [];
 
   try {
+    // A reader of the crossings or the log that ends early (`run | head -1`, a log pipe that closes): the next write
+    // threw EPIPE with a stack trace and killed the daemon without its flush, the crossings it had printed lost from
+    // the database. The counting goes on; what can no longer be read is no longer written. So for any write that
+    // fails, not only EPIPE (asynchronous, a pipe): ENOSPC, a file on a full disk or /dev/full, is thrown by the write
+    // itself, and `run > crossings.txt` on a full disk died at its first crossing, exit 1, its minute 0 vehicles at
+    // 0.0% uptime.
+    const gone = { stdout: false, stderr: false };
+    const lost = (name: 'stdout' | 'stderr', err: NodeJS.ErrnoException): void => {
+      if (gone[name]) return;
+      gone[name] = true;
+      if (name !== 'stdout') return;
+      log.warn(
+        err.code === 'EPIPE'
+          ? 'standard output closed (its reader ended): crossings are no longer printed; counting and storing go on (query, /api/counts)'
+          : `standard output could not be written (${err.code ?? err.message}): crossings are no longer printed; counting and storing go on (query, /api/counts)`,
+      );
+    };
+    const put = (name: 'stdout' | 'stderr', text: string): void => {
+      if (gone[name]) return;
+      try {
+        process[name].write(text);
+      } catch (err) {
+        lost(name, err as NodeJS.ErrnoException);
+      }
+    };
+    const log = {
+      info: (m: string) => put('stderr', `${new Date().toISOString()}  ${m}\n`),
+      warn: (m: string) => put('stderr', `${new Date().toISOString()}  warning: ${m}\n`),
+    };
+    for (const name of ['stdout', 'stderr'] as const) process[name].on('error', (err: NodeJS.ErrnoException) => lost(name, err));
     let base: Config;
     if (fileConfig) {
       base = fileConfig;
     } else if (values.camera) {
-      base = await singleCameraConfig(values.camera, { tlsFingerprint: values['tls-fingerprint'], tlsInsecure: values['tls-insecure'] });
+      base = await singleCameraConfig(values.camera, { tlsFingerprint: values['tls-fingerprint'], tlsInsecure: values['tls-insecure'] }, (t) => put('stderr', t));
     } else {
       const sim = await spawnCameraSim(seed);
       cleanups.push(() => sim.close());
       const simConfig = (await (await fetch(`${sim.url}/config.json`)).json()) as unknown;
       base = validateConfig(simConfig);
-      process.stderr.write(`simulated camera at ${sim.url}/snapshot.jpg (truth: ${sim.url}/truth.json)\n`);
+      put('stderr', `simulated camera at ${sim.url}/snapshot.jpg (truth: ${sim.url}/truth.json)\n`);
     }
     const config = applyOverrides(base, overrides, true);
 
-    // A reader of the crossings or the log that ends early (`run | head -1`, a log pipe that closes): the next write
-    // threw EPIPE with a stack trace and killed the daemon without its flush, the crossings it had printed lost from
-    // the database. The counting goes on; what can no longer be read is no longer written.
-    const gone = { stdout: false, stderr: false };
-    const log = {
-      info: (m: string) => void (gone.stderr || process.stderr.write(`${new Date().toISOString()}  ${m}\n`)),
-      warn: (m: string) => void (gone.stderr || process.stderr.write(`${new Date().toISOString()}  warning: ${m}\n`)),
-    };
-    for (const name of ['stdout', 'stderr'] as const) {
-      process[name].on('error', (err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EPIPE') throw err;
-        if (gone[name]) return;
-        gone[name] = true;
-        if (name === 'stdout') log.warn('standard output closed (its reader ended): crossings are no longer printed; counting and storing go on (query, /api/counts)');
-      });
-    }
     for (const m of unusedKeys(config, values.config, values.channel !== undefined)) log.warn(m);
     // The channels say a decoder restarted or timed out through process.emitWarning, which Node prints without a
     // time ("(node:2355) Warning: …"): in a log kept for days, when a decoder crashed could not be told (helper 27).
@@ -144,12 +158,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.on('warning', (w: Error) => log.warn(w.name === 'Warning' ? w.message : `${w.name}: ${w.message}`));
     const daemon = await Daemon.start(config, {
       log,
-      onEvent: (ev, totals) => {
-        if (gone.stdout) return;
-        process.stdout.write(
+      onEvent: (ev, totals) =>
+        put(
+          'stdout',
           `${new Date(ev.timeMs).toISOString()}  ${ev.cameraId}  ${ev.lineId.padEnd(12)} ${ev.direction.padEnd(3)} ${ev.vehicleClass.padEnd(11)} in=${totals.in} out=${totals.out}\n`,
-        );
-      },
+        ),
     });
     cleanups.unshift(() => daemon.close());
     // Listening for the signals before saying that it counts: a signal sent the moment that line is read (a
@@ -339,7 +352,11 @@ export function unusedKeys(config: Config, file: string | undefined, channelFlag
  * A one-camera config for --camera URL: full-frame ROI, one horizontal line at 60% of the height, the kind of
  * source and the frame size the camera's first answer showed.
  */
-async function singleCameraConfig(url: string, tls: { readonly tlsFingerprint?: string; readonly tlsInsecure?: boolean }): Promise<Config> {
+async function singleCameraConfig(
+  url: string,
+  tls: { readonly tlsFingerprint?: string; readonly tlsInsecure?: boolean },
+  say: (text: string) => void,
+): Promise<Config> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -387,7 +404,7 @@ async function singleCameraConfig(url: string, tls: { readonly tlsFingerprint?: 
   // The log may be kept (a journal, a CI log): the password is shown as ***, to be put back in the saved file.
   const shown = { cameras: [{ ...raw.cameras[0]!, url: hideUrlPassword(parsed.href) }] };
   const putBack = shown.cameras[0]!.url !== parsed.href ? ' (secrets in the URL are shown as ***: write them in again)' : '';
-  process.stderr.write(`no config given: counting with this one (save it to a file${putBack}, adjust roi and lines, use --config):\n${JSON.stringify(shown)}\n`);
+  say(`no config given: counting with this one (save it to a file${putBack}, adjust roi and lines, use --config):\n${JSON.stringify(shown)}\n`);
   try {
     return validateConfig(raw);
   } catch (err) {
