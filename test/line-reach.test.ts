@@ -190,6 +190,11 @@ describe('lineShortfallWarning (end of a clip)', () => {
     // Vehicles lost on one side only, no motion learnt: no depth rule, the shorter side named.
     const oneSided = lineShortfallWarning('cam', { ...short, depthInSidePx: 20, depthOutSidePx: 76, vehiclesOnLine: 6, seenOnlyOnLine: 0, countedOnLine: 0 }, 0);
     expect(oneSided).toMatch(/6 of the 6 vehicles seen on the line were not \(6 seen in other frames too but never stably on both sides\).*20 px on the side its arrow points to and 76 px on the other; extend the ROI on each side \(the arrow's side first\)/);
+    // A learnt step that each side already holds: no figure the ROI already meets (it asked for "at least 300 px on
+    // each side (the other side by 0 px or more)" of an ROI reaching 400 px and 320 px).
+    const deep = lineShortfallWarning('cam', { ...known, depthPx: 720, depthInSidePx: 400, depthOutSidePx: 320, vehiclesOnLine: 9, seenOnlyOnLine: 0, countedOnLine: 2 }, 2);
+    expect(deep).not.toMatch(/by 0 px|at least 300 px/);
+    expect(deep).toMatch(/400 px on the side its arrow points to and 320 px on the other; vehicles move about 300 px between frames there, which each side already holds: extend the ROI on each side \(the other side first\), or move the line/);
   });
 
   it('is silent where the line counted as many as it lost, or lost fewer than a few, or an empty road', () => {

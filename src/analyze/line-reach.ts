@@ -97,9 +97,13 @@ export function lineShortfallWarning(cameraId: string, r: LineReach, counted: nu
   const reach = `Across the line, the ROI reaches about ${inSide} px on the side its arrow points to and ${outSide} px on the other`;
   const shorter = inSide <= outSide ? { side: "the arrow's side", px: inSide } : { side: 'the other side', px: outSide };
   let fix: string;
-  if (step !== null) {
-    const need = 10 * Math.ceil(Math.max(step, once ? depth : 0) / 10);
-    fix = `vehicles move about ${Math.round(step)} px between frames there: extend the ROI to at least ${need} px on each side (${shorter.side} by ${Math.max(0, need - shorter.px)} px or more)`;
+  const need = step === null ? 0 : 10 * Math.ceil(Math.max(step, once ? depth : 0) / 10);
+  if (step !== null && shorter.px < need) {
+    fix = `vehicles move about ${Math.round(step)} px between frames there: extend the ROI to at least ${need} px on each side (${shorter.side} by ${need - shorter.px} px or more)`;
+  } else if (step !== null) {
+    // Each side already holds the step: "at least 40 px on each side (the other side by 0 px or more)" asked for
+    // what the ROI had (150 px and 100 px).
+    fix = `vehicles move about ${Math.round(step)} px between frames there, which each side already holds: extend the ROI on each side (${shorter.side} first)`;
   } else if (once) {
     fix = `vehicles seen in that frame only crossed more than the ROI's whole depth (${Math.round(depth)} px) between two frames: extend the ROI on each side by more than that`;
   } else {
