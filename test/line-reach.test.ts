@@ -181,15 +181,15 @@ describe('lineShortfallWarning (end of a clip)', () => {
 
   it('says what was lost, why and by how much to extend the ROI where a line lost more vehicles than it counted', () => {
     const w = lineShortfallWarning('cam', { ...short, vehiclesOnLine: 13, seenOnlyOnLine: 13, countedOnLine: 0 }, 0);
-    expect(w).toMatch(/^camera cam, line "north" at 1\.0 fps: counted 0, while 13 of the 13 vehicles seen on the line were not \(13 seen in that frame only, on neither side of it\)/);
+    expect(w).toMatch(/^camera cam, line "north" at 1\.0 fps: counted 0 crossing\(s\) in all, while 13 of the 13 vehicles seen on the line were not counted \(13 seen in that frame only, on neither side of it\)/);
     // No motion learnt: the depth those vehicles crossed between two frames is a lower bound, said as one.
     expect(w).toMatch(/Across the line, the ROI reaches about 48 px on the side its arrow points to and 48 px on the other; vehicles seen in that frame only crossed more than the ROI's whole depth \(96 px\) between two frames: extend the ROI on each side by more than that/);
     // With a usual motion learnt, each side must hold its step; the shorter side is named.
     const moving = lineShortfallWarning('cam', { ...known, depthPx: 200, depthInSidePx: 150, depthOutSidePx: 50, vehiclesOnLine: 9, seenOnlyOnLine: 2, countedOnLine: 3 }, 5);
-    expect(moving).toMatch(/counted 5, while 6 of the 9 vehicles .*\(2 seen in that frame only, on neither side of it and 4 seen in other frames too but never stably on both sides\).*150 px on the side its arrow points to and 50 px on the other; vehicles move about 300 px between frames there: extend the ROI to at least 300 px on each side \(the other side by 250 px or more\)/);
+    expect(moving).toMatch(/counted 5 crossing\(s\) in all, while 6 of the 9 vehicles seen on the line were not counted \(2 seen in that frame only, on neither side of it, and 4 seen in other frames too but never stably on both sides\).*150 px on the side its arrow points to and 50 px on the other; vehicles move about 300 px between frames there: extend the ROI to at least 300 px on each side \(the other side by 250 px or more\)/);
     // Vehicles lost on one side only, no motion learnt: no depth rule, the shorter side named.
     const oneSided = lineShortfallWarning('cam', { ...short, depthInSidePx: 20, depthOutSidePx: 76, vehiclesOnLine: 6, seenOnlyOnLine: 0, countedOnLine: 0 }, 0);
-    expect(oneSided).toMatch(/6 of the 6 vehicles seen on the line were not \(6 seen in other frames too but never stably on both sides\).*20 px on the side its arrow points to and 76 px on the other; extend the ROI on each side \(the arrow's side first\)/);
+    expect(oneSided).toMatch(/6 of the 6 vehicles seen on the line were not counted \(6 seen in other frames too but never stably on both sides\).*20 px on the side its arrow points to and 76 px on the other; extend the ROI on each side \(the arrow's side first\)/);
     // A learnt step that each side already holds: no figure the ROI already meets (it asked for "at least 300 px on
     // each side (the other side by 0 px or more)" of an ROI reaching 400 px and 320 px).
     const deep = lineShortfallWarning('cam', { ...known, depthPx: 720, depthInSidePx: 400, depthOutSidePx: 320, vehiclesOnLine: 9, seenOnlyOnLine: 0, countedOnLine: 2 }, 2);
@@ -221,10 +221,10 @@ describe('a 60-s clip at 1 fps with the ROI a 100-px band around the lines: eval
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^inbound\s+in\s+0\s+15\s/m);
     const w = warningsOf(r.stderr);
-    expect(w.some((l) => /camera sim, line "inbound" at 1\.0 fps: counted 0, while (\d+) of the \1 vehicles seen on the line were not \(\1 seen in that frame only, on neither side of it\).*ROI reaches about 48 px on the side its arrow points to and 48 px on the other; vehicles seen in that frame only crossed more than the ROI's whole depth \(96 px\) between two frames/.test(l)), w.join('\n')).toBe(true);
+    expect(w.some((l) => /camera sim, line "inbound" at 1\.0 fps: counted 0 crossing\(s\) in all, while (\d+) of the \1 vehicles seen on the line were not counted \(\1 seen in that frame only, on neither side of it\).*ROI reaches about 48 px on the side its arrow points to and 48 px on the other; vehicles seen in that frame only crossed more than the ROI's whole depth \(96 px\) between two frames/.test(l)), w.join('\n')).toBe(true);
     const replay = await runCli(['replay', '--config', band, '--frames', frames, '--fps', '1']);
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stdout).toMatch(/^sim {2}inbound {2}in=0 {2}out=0$/m);
-    expect(warningsOf(replay.stderr).some((l) => /line "inbound" at 1\.0 fps: counted 0, while/.test(l))).toBe(true);
+    expect(warningsOf(replay.stderr).some((l) => /line "inbound" at 1\.0 fps: counted 0 crossing\(s\) in all, while/.test(l))).toBe(true);
   }, 90_000);
 });

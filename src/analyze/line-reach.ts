@@ -87,7 +87,7 @@ export function lineShortfallWarning(cameraId: string, r: LineReach, counted: nu
   const why = [
     ...(once ? [`${once} seen in that frame only, on neither side of it`] : []),
     ...(oneSide ? [`${oneSide} seen in other frames too but never stably on both sides`] : []),
-  ].join(' and ');
+  ].join(', and ');
   const depth = r.depthPx ?? 0, inSide = Math.round(r.depthInSidePx ?? 0), outSide = Math.round(r.depthOutSidePx ?? 0);
   // Each side must hold one frame interval of travel: the usual motion's step where one was learnt, and more than
   // the ROI's whole depth across the line where vehicles were seen in one frame only (they crossed it between two
@@ -110,7 +110,7 @@ export function lineShortfallWarning(cameraId: string, r: LineReach, counted: nu
     fix = `extend the ROI on each side (${shorter.side} first)`;
   }
   return (
-    `${at}${fps}: counted ${counted}, while ${lost} of the ${r.vehiclesOnLine} vehicles seen on the line were not (${why}); ` +
+    `${at}${fps}: counted ${counted} crossing(s) in all, while ${lost} of the ${r.vehiclesOnLine} vehicles seen on the line were not counted (${why}); ` +
     `a vehicle is counted only when seen on each side of the line. ${reach}; ${fix}, or move the line to where the ROI is deeper, or raise the frame rate`
   );
 }
