@@ -37,21 +37,23 @@ export function dbFolderProblem(file: string): string | undefined {
     st = fs.statSync(file, { throwIfNoEntry: false });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') return undefined;
-    // The part of the path, a folder for it, that is a file.
-    const isFile = (p: string): boolean => {
-      try {
-        return fs.statSync(p, { throwIfNoEntry: false })?.isFile() === true;
-      } catch {
-        return false;
-      }
-    };
-    let at = path.dirname(file);
-    while (!isFile(at) && path.dirname(at) !== at) at = path.dirname(at);
-    const where = isFile(at) ? `${at} is a file, not a folder` : 'a part of the path is a file, not a folder';
-    return `${file}: ${where}; give a database file path in a folder (--db, or "db" in the config)`;
   }
-  if (!st?.isDirectory()) return undefined;
-  return `${file}: is a folder, not a database file; give a file path, e.g. ${path.join(file, 'counts.db')} (--db, or "db" in the config)`;
+  if (st?.isDirectory()) return `${file}: is a folder, not a database file; give a file path, e.g. ${path.join(file, 'counts.db')} (--db, or "db" in the config)`;
+  if (st !== undefined) return undefined;
+  // Not there: a part of its path, a folder for it, may be a file. Node 20 says so by throwing ENOTDIR above; Node 22
+  // and later return undefined, as for a path not there (CI on Node 22: the store's "cannot open" came instead).
+  const stat = (p: string): fs.Stats | undefined => {
+    try {
+      return fs.statSync(p, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
+  };
+  for (let at = path.dirname(file); ; at = path.dirname(at)) {
+    const s = stat(at);
+    if (s?.isFile()) return `${file}: ${at} is a file, not a folder; give a database file path in a folder (--db, or "db" in the config)`;
+    if (s?.isDirectory() || path.dirname(at) === at) return undefined;
+  }
 }
 
 /** What to check when a write fails: the fix named by every write error below (see writeFix). */
