@@ -62,7 +62,8 @@ test.skipIf(!existsSync('/dev/full'))('run whose standard output cannot be writt
   expect(r.other).toContain('SIGINT: flushing counts and stopping');
   const s = stored(db);
   expect(s.total).toBeGreaterThan(0);
-  expect(s.uptimes.every((u) => u !== null && u > 0.5)).toBe(true);
+  // Its uptime stored too (the daemon that died at its first crossing left 0.0%); how high depends on the machine's load.
+  expect(s.uptimes.every((u) => u !== null && u > 0), JSON.stringify(s.uptimes)).toBe(true);
 }, 120_000);
 
 test.skipIf(!existsSync('/dev/full'))('run whose log (stderr) cannot be written goes on counting, prints its crossings and stores them', async () => {
