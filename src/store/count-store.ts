@@ -32,16 +32,8 @@ export const STORE_DEFAULTS = {
  * (status 1, "ENOTDIR: not a directory, stat 'data/counts.db'").
  */
 export function dbFolderProblem(file: string): string | undefined {
-  let st: fs.Stats | undefined;
-  try {
-    st = fs.statSync(file, { throwIfNoEntry: false });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') return undefined;
-  }
-  if (st?.isDirectory()) return `${file}: is a folder, not a database file; give a file path, e.g. ${path.join(file, 'counts.db')} (--db, or "db" in the config)`;
-  if (st !== undefined) return undefined;
-  // Not there: a part of its path, a folder for it, may be a file. Node 20 says so by throwing ENOTDIR above; Node 22
-  // and later return undefined, as for a path not there (CI on Node 22: the store's "cannot open" came instead).
+  // A stat that fails (ENOTDIR on Node 20, no permission, a symlink loop) is taken as nothing there: the folders
+  // above then tell a path through a file, and the rest is said where the database is opened.
   const stat = (p: string): fs.Stats | undefined => {
     try {
       return fs.statSync(p, { throwIfNoEntry: false });
@@ -49,6 +41,11 @@ export function dbFolderProblem(file: string): string | undefined {
       return undefined;
     }
   };
+  const st = stat(file);
+  if (st?.isDirectory()) return `${file}: is a folder, not a database file; give a file path, e.g. ${path.join(file, 'counts.db')} (--db, or "db" in the config)`;
+  if (st !== undefined) return undefined;
+  // Not there: a part of its path, a folder for it, may be a file. Node 20 throws ENOTDIR for that; Node 22 and later
+  // return undefined, as for a path not there (CI on Node 22: the store's "cannot open" came instead).
   for (let at = path.dirname(file); ; at = path.dirname(at)) {
     const s = stat(at);
     if (s?.isFile()) return `${file}: ${at} is a file, not a folder; give a database file path in a folder (--db, or "db" in the config)`;
