@@ -73,8 +73,30 @@ test('a date written without dashes (20261207) is refused with the date to give,
   expect(errorOf({ bucket: 'day', to: '20261208', tz: 'Europe/Berlin' }, 'http').message).toBe(
     'to: 20261208 as epoch milliseconds is 1970-01-01T05:37:41.208Z; for the date give 2026-12-08 (midnight Europe/Berlin time), or an ISO 8601 time',
   );
-  // Not a date (month 13): still epoch milliseconds, as documented.
-  expect(parseQueryParams({ bucket: 'hour', from: '20261307' }, 'cli').fromMs).toBe(20261307);
+  // No date (February 30th, month 13): a mistyped date all the same, refused saying so, not read as ms in 1970.
+  expect(errorOf({ bucket: 'hour', from: '20260230' }, 'cli').message).toBe(
+    '--from: 20260230 as epoch milliseconds is 1970-01-01T05:37:40.230Z, and as a date without dashes 2026-02-30 is no date; give a date as YYYY-MM-DD (2024-05-01, midnight UTC), or an ISO 8601 time',
+  );
+  expect(errorOf({ bucket: 'hour', to: '20261307' }, 'http').message).toMatch(/^to: 20261307 .* 2026-13-07 is no date;/);
+  // Small numbers are still epoch milliseconds (0: since the epoch).
+  expect(parseQueryParams({ bucket: 'hour', from: '0' }, 'cli').fromMs).toBe(0);
+});
+
+test('ISO 8601 basic form with a time (20261207T080000Z) is read as the extended form, with or without seconds and zone', () => {
+  const at = (v: string, tz?: string) => parseQueryParams({ bucket: 'hour', from: v, ...(tz ? { tz } : {}) }, 'cli').fromMs;
+  expect(at('20261207T080000Z')).toBe(Date.UTC(2026, 11, 7, 8, 0));
+  expect(at('20261207T0800')).toBe(Date.UTC(2026, 11, 7, 8, 0));
+  expect(at('20261207T080030.5+0100')).toBe(Date.UTC(2026, 11, 7, 7, 0, 30, 500));
+  expect(at('20261207T080000-05')).toBe(Date.UTC(2026, 11, 7, 13, 0));
+  // A '+' left unencoded in a URL arrives as a space.
+  expect(at('20261207T0800 0100')).toBe(Date.UTC(2026, 11, 7, 7, 0));
+  // No zone: in the query's time zone, as for the extended form (Berlin is UTC+1 in December).
+  expect(at('20261207T0800', 'Europe/Berlin')).toBe(Date.UTC(2026, 11, 7, 7, 0));
+  // An hour offset alone in the extended form too.
+  expect(at('2026-12-07T08:00+01')).toBe(Date.UTC(2026, 11, 7, 7, 0));
+  // Not a time (hour 25, February 30th): refused as before.
+  expect(errorOf({ bucket: 'hour', from: '20261207T2500Z' }, 'cli').message).toMatch(/^--from: must be an ISO 8601 time/);
+  expect(errorOf({ bucket: 'hour', from: '20260230T0800Z' }, 'cli').message).toMatch(/^--from: must be an ISO 8601 time/);
 });
 
 test('a time zone is named as given where this Node knows it by an older alias (Asia/Kolkata, not Asia/Calcutta)', () => {

@@ -120,7 +120,9 @@ function optional(raw: Record<string, string | undefined>, key: string): string 
   return v === undefined || v === '' ? undefined : v;
 }
 
-const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+/** ISO 8601's basic form with a time (20261207T0800, 20261207T080000Z, 20261207T080000+0100): no dashes or colons. */
+const ISO_BASIC_TIME_RE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(?:(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?:\d{2})?)?$/i;
 
 /**
  * Parses a time given as ISO 8601 (a time without a zone is taken in `timeZone`, UTC by default, like everything this
@@ -128,6 +130,13 @@ const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\
  */
 export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefined {
   if (/^\d{1,15}$/.test(value)) return Number(value);
+  // The basic form is written out in the extended form and read as that. A date alone in it (20261207) stays epoch
+  // milliseconds here: parseQueryParams refuses those.
+  const basic = ISO_BASIC_TIME_RE.exec(value.trim().replace(/^(\d{8}T\d{4}(?:\d{2}(?:[.,]\d+)?)?) (\d{2}(?:\d{2})?)$/i, '$1+$2'));
+  if (basic) {
+    const [, y, mo, d, h, mi, s, frac, zone] = basic;
+    return parseTimeInput(`${y}-${mo}-${d}T${h}:${mi}${s ? `:${s}${frac ? `.${frac}` : ''}` : ''}${zone ?? ''}`, timeZone);
+  }
   // A '+' left unencoded in a URL's query arrives as a space: "2026-12-06T11:18:00 01:00" can only mean +01:00.
   const m = ISO_RE.exec(value.trim().replace(/^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$/i, '$1+$2'));
   if (!m) return undefined;
@@ -206,15 +215,17 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
     }
     // A date written without dashes (ISO 8601's basic form, 20261207) would be read as 20 261 207 ms, five hours
     // into 1970: --from answered every row since then, --to none. Refused, with the date to give.
+    // One that is no date (20260230, 20261307) is a mistyped date all the same: refused too, saying so.
     const basic = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
-    if (basic) {
+    if (basic && Number(basic[1]) >= 1970) {
       const [, y, mo, d] = basic;
       const date = `${y}-${mo}-${d}`;
-      if (Number(y) >= 1970 && parseTimeInput(date, timeZone) !== undefined) {
-        throw new QueryError(
-          `${name(key)}: ${v} as epoch milliseconds is ${new Date(ms!).toISOString()}; for the date give ${date} (midnight ${where}), or an ISO 8601 time`,
-        );
-      }
+      const asMs = `${v} as epoch milliseconds is ${new Date(ms!).toISOString()}`;
+      throw new QueryError(
+        parseTimeInput(date, timeZone) !== undefined
+          ? `${name(key)}: ${asMs}; for the date give ${date} (midnight ${where}), or an ISO 8601 time`
+          : `${name(key)}: ${asMs}, and as a date without dashes ${date} is no date; give a date as YYYY-MM-DD (2024-05-01, midnight ${where}), or an ISO 8601 time`,
+      );
     }
     if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
       throw new QueryError(
