@@ -75,14 +75,14 @@ describe('Digest answers (the RFCs worked examples)', () => {
     const used = auth.header('GET', '/');
     expect(auth.challenged('Basic realm="r"', used)).toBe(false);
     expect(auth.header('GET', '/')).toMatch(/^Digest /);
-    expect(auth.refusalHint()).toContain('now asks for Basic only, which would send the password in clear text: it was not sent');
+    expect(auth.refusalHint('http://192.0.2.1/snap.jpg')).toContain('now asks for Basic only, which would send the password in clear text: it was not sent');
   });
 
   it('does not read a 401 without a challenge after Digest as a downgrade', () => {
     const auth = new CameraAuth({ user: 'u', password: 'p' }, { cnonce: () => 'c' });
     auth.challenged('Digest realm="r", qop="auth", nonce="n"', undefined);
     expect(auth.challenged(undefined, auth.header('GET', '/'))).toBe(false);
-    expect(auth.refusalHint()).toMatch(/^the camera refused the Digest answer without a new challenge \(some cameras do so for a while after too many failed logins\)/);
+    expect(auth.refusalHint('http://192.0.2.1/snap.jpg')).toMatch(/^the camera refused the Digest answer without a new challenge \(some cameras do so for a while after too many failed logins\)/);
   });
 
   it('reads several challenges in one header, quoted commas and escapes', () => {
@@ -188,7 +188,9 @@ describe('a camera that asks for a password', () => {
     const source = new HttpSnapshotSource({ cameraId: 'cam1', url: cam.url, ...timing, onError: (err) => (errors.push(err), ac.abort()) });
     onTestFinished(() => source.close());
     await take(source.frames(ac.signal), 1);
-    expect(errors[0]!.message).toMatch(/HTTP 401 Unauthorized; the camera asks for a user and password \(Digest, Basic\); put them in the camera URL \(http:\/\/user:password@host\/path\)/);
+    expect(errors[0]!.message).toMatch(/HTTP 401 Unauthorized; the camera asks for a user and password \(Digest, Basic\); put them in the camera URL \(/);
+    // Where they go, on the camera's own URL.
+    expect(errors[0]!.message).toContain(`(${cam.url.replace('http://', 'http://user:password@')})`);
     expect(cam1.seen).toEqual(['none']);
   });
 

@@ -10,7 +10,9 @@ import { runCli } from './helpers/run-cli.js';
 import { startCamera } from './helpers/source-http.js';
 import { tempDir } from './helpers/temp-dir.js';
 
-const FIX = "not a JPEG snapshot or MJPEG stream; give the camera's snapshot or stream URL, and its user and password (http://user:password@host/path) if it asks for a login [TC_ERR_SOURCE_HTTP]";
+/** The fix, with where a user and password go shown on the camera's own scheme and host (its user kept). */
+const fix = (example: string): string =>
+  `not a JPEG snapshot or MJPEG stream; give the camera's snapshot or stream URL, and its user and password (${example}) if it asks for a login [TC_ERR_SOURCE_HTTP]`;
 
 describe('run --camera with a camera that answers no image', () => {
   it.each([
@@ -24,13 +26,14 @@ describe('run --camera with a camera that answers no image', () => {
     const r = await runCli(['run', '--camera', url, '--db', db, '--duration', '1']);
     expect(r.code, r.stderr).toBe(1);
     const shown = camera.url.replace('http://', 'http://admin:***@');
-    expect(r.stderr).toBe(`traffic-counter: camera probe: GET ${shown} answered HTTP 200 with ${what} (Content-Type "${type}"), ${FIX}\n`);
+    const example = `http://admin:password@${new URL(camera.url).host}/path`;
+    expect(r.stderr).toBe(`traffic-counter: camera probe: GET ${shown} answered HTTP 200 with ${what} (Content-Type "${type}"), ${fix(example)}\n`);
     // Asked three times: not again until the probe's time limit.
     expect(camera.requests).toHaveLength(3);
   }, 30_000);
 
   it.each([
-    [401, { 'www-authenticate': 'Basic realm="cam"' }, /answered HTTP 401 Unauthorized; the camera asks for a user and password \(Basic\); put them in the camera URL \(http:\/\/user:password@host\/path\) \[TC_ERR_SOURCE_HTTP\]\n$/],
+    [401, { 'www-authenticate': 'Basic realm="cam"' }, /answered HTTP 401 Unauthorized; the camera asks for a user and password \(Basic\); put them in the camera URL \(http:\/\/user:password@127\.0\.0\.1:\d+\/snapshot\.jpg\) \[TC_ERR_SOURCE_HTTP\]\n$/],
     [403, {}, /answered HTTP 403 Forbidden; check the user and password in the camera URL and that this user may read snapshots \[TC_ERR_SOURCE_HTTP\]\n$/],
   ])('HTTP %i with an HTML body: refused at once, naming the credentials', async (status, headers, message) => {
     const camera = await startCamera((_req, res) => res.writeHead(status, { ...headers, 'content-type': 'text/html' }).end('<html>no</html>'));

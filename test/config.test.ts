@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateConfig, loadConfigFile } from '../dist/src/config/validate-config.js';
 import { applyOverrides } from '../dist/src/config/apply-overrides.js';
-import { hideUrlPassword } from '../dist/src/source/camera-url.js';
+import { hideUrlPassword, loginExample } from '../dist/src/source/camera-url.js';
 
 const camera = (over: Record<string, unknown> = {}) => ({
   id: 'cam1',
@@ -125,6 +125,24 @@ describe('config validation', () => {
     // Inside a concave ROI's notch is outside it.
     const notched = [[0, 0], [100, 0], [100, 100], [60, 100], [60, 40], [40, 40], [40, 100], [0, 100]];
     expect(errorOf(() => validateConfig({ cameras: [camera({ roi: notched, lines: [{ id: 'l', from: [45, 60], to: [55, 90] }] })] })).message).toMatch(/lies wholly outside/);
+    // Across the notch from one of its walls to the other, along its floor, or from the ROI into the notch: a stretch inside.
+    for (const [from, to] of [[[30, 70], [70, 70]], [[40, 40], [60, 40]], [[20, 20], [50, 70]]]) {
+      expect(validateConfig({ cameras: [camera({ roi: notched, lines: [{ id: 'l', from, to }] })] }).cameras[0]!.lines[0]!.id).toBe('l');
+    }
+  });
+
+  it('refuses a line that only touches the ROI, at a corner or with an end on its edge: nothing of it is seen', () => {
+    expect(errorOf(() => validateConfig({ cameras: [camera({ lines: [{ id: 'corner', from: [100, 100], to: [150, 150] }] })] })).message).toBe(
+      'cameras[0].lines[0] ("corner"): from [100,100] to [150,150] meets cameras[0].roi only at [100,100], where nothing is seen; draw the line across the road inside the ROI, or draw the ROI over it',
+    );
+    // Past a corner, touching it on the way; an end on an edge from outside.
+    expect(errorOf(() => validateConfig({ cameras: [camera({ lines: [{ id: 'l', from: [90, 110], to: [110, 90] }] })] })).message).toMatch(/meets cameras\[0\]\.roi only at \[100,100\],/);
+    expect(errorOf(() => validateConfig({ cameras: [camera({ lines: [{ id: 'l', from: [150, 50], to: [100, 50] }] })] })).message).toMatch(/meets cameras\[0\]\.roi only at \[100,50\],/);
+    // The notch's inner corner seen from inside the notch (outside the ROI).
+    const notched = [[0, 0], [100, 0], [100, 100], [60, 100], [60, 40], [40, 40], [40, 100], [0, 100]];
+    expect(errorOf(() => validateConfig({ cameras: [camera({ roi: notched, lines: [{ id: 'l', from: [50, 90], to: [60, 40] }] })] })).message).toMatch(/only at \[60,40\],/);
+    // A line crossing a corner's tip inside does have a stretch inside.
+    expect(validateConfig({ cameras: [camera({ lines: [{ id: 'l', from: [90, 90], to: [110, 110] }] })] }).cameras[0]!.lines[0]!.id).toBe('l');
   });
 
   it('takes drawnOn, the frame the ROI and lines were drawn on, and refuses a point outside it by name', () => {
@@ -154,6 +172,17 @@ describe('config validation', () => {
       'cameras[0].url: the user or password has a "%" that starts no valid escape; write a "%" in them as %25 (and "@" as %40, ":" in the user as %3A)',
     );
     expect(validateConfig({ cameras: [camera({ url: 'http://admin:50%25off@h/x' })] }).cameras[0]!.url).toBe('http://admin:50%25off@h/x');
+  });
+
+  it('shows where a user and password go on the camera\'s own URL: its scheme, host, port and user, no secret', () => {
+    expect(loginExample('https://cam.example:8443/snap.jpg')).toBe('https://user:password@cam.example:8443/snap.jpg');
+    expect(loginExample('http://admin:***@192.0.2.1/cgi-bin/snapshot.cgi?channel=1')).toBe('http://admin:password@192.0.2.1/cgi-bin/snapshot.cgi?channel=1');
+    expect(loginExample('http://cam/snap.cgi?user=a&pwd=s3cret')).toBe('http://user:password@cam/snap.cgi?user=a&pwd=***');
+    // A URL that answered a web page: its path is not the pictures'.
+    expect(loginExample('https://cam.example/login.html', false)).toBe('https://user:password@cam.example/path');
+    // A message's URL after a redirect; one that does not parse.
+    expect(loginExample('https://cam.example/a (redirected to https://cam.example/b)')).toBe('https://user:password@cam.example/a');
+    expect(loginExample('cam.example/snap.jpg')).toBe('http://user:password@host/path');
   });
 
   it('hides a URL\'s secrets in messages without losing its host, and a JSON error does not quote the file', () => {

@@ -7,6 +7,7 @@
 // with a counted nc, until the camera asks again (a stale nonce).
 
 import { createHash, randomBytes } from 'node:crypto';
+import { loginExample } from './camera-url.js';
 
 /** One challenge of a WWW-Authenticate header: its scheme and its parameters (names in lower case). */
 export interface Challenge {
@@ -173,23 +174,24 @@ export class CameraAuth {
 
   /**
    * What to tell the user about a 401 that was not overcome (the fix), from what the camera asked and what was
-   * sent.
+   * sent; `url`, the camera URL, shows where the user and password go (see loginExample).
    */
-  refusalHint(): string {
+  refusalHint(url: string): string {
+    const example = loginExample(url);
     const offered = this.#offered.length ? this.#offered.join(', ') : 'no scheme named';
     if (!this.#hasCredentials) {
-      return `the camera asks for a user and password (${offered}); put them in the camera URL (http://user:password@host/path)`;
+      return `the camera asks for a user and password (${offered}); put them in the camera URL (${example})`;
     }
     if (this.#scheme === undefined) {
       return `the camera asks for authentication traffic-counter does not speak (${offered}; Basic and Digest are supported); allow Basic or Digest for this user in the camera's settings`;
     }
     if (this.#scheme === 'digest' && this.#offered.length === 0) {
-      return `the camera refused the Digest answer without a new challenge (some cameras do so for a while after too many failed logins); check the user and password in the camera URL (http://user:password@host/path), and wait for the camera to let this address in again`;
+      return `the camera refused the Digest answer without a new challenge (some cameras do so for a while after too many failed logins); check the user and password in the camera URL (${example}), and wait for the camera to let this address in again`;
     }
     if (this.#scheme === 'digest' && !this.#offered.some((o) => o.toLowerCase() === 'digest')) {
       return `the camera took Digest authentication before and now asks for ${offered} only, which would send the password in clear text: it was not sent; check what answers at this address`;
     }
-    return `the camera refused the user and password in the camera URL (${this.#scheme === 'digest' ? 'Digest' : 'Basic'} authentication); check them (http://user:password@host/path), and that this user may read snapshots or streams`;
+    return `the camera refused the user and password in the camera URL (${this.#scheme === 'digest' ? 'Digest' : 'Basic'} authentication); check them (${example}), and that this user may read snapshots or streams`;
   }
 
   #pickDigest(challenges: readonly Challenge[]): { challenge: Challenge; base: string; sess: boolean } | undefined {

@@ -38,6 +38,27 @@ export function hideUrlPassword(url: string): string {
 }
 
 /**
+ * The camera URL with a user and password in it, for a message saying where they go: the camera's own scheme, host
+ * and path (`https://user:password@cam.example:8443/snap.jpg`), its user where it has one, query secrets hidden.
+ * `keepPath` false: `/path` in place of the URL's path and query (a URL that answered a web page, not the pictures).
+ * A URL that does not parse gets the generic `http://user:password@host/path`.
+ */
+export function loginExample(url: string, keepPath = true): string {
+  let parsed: URL;
+  try {
+    // A message's URL may go on with " (redirected to …)": the camera URL is what comes before.
+    parsed = new URL(url.split(' ', 1)[0]!);
+  } catch {
+    return 'http://user:password@host/path';
+  }
+  if (parsed.host === '') return 'http://user:password@host/path';
+  if (!parsed.username) parsed.username = 'user';
+  parsed.password = 'password';
+  if (!keepPath) return `${parsed.protocol}//${parsed.username}:password@${parsed.host}/path`;
+  return hideQuerySecrets(parsed.href);
+}
+
+/**
  * Query parameters that carry a password, key or session in many cameras' snapshot URLs (Reolink `password=`,
  * Foscam `pwd=`, Foscam clones `loginpas=`, others `auth=`, `token=`, `key=`, `sid=`, signed URLs
  * `X-Amz-Signature=`): their values are shown as *** in messages too.

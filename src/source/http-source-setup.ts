@@ -157,7 +157,7 @@ async function follow(parts: CameraRequestParts, init: CameraRequestInit, start:
       url,
       statusError: () => {
         const location = res.headers.location;
-        const hint = res.statusCode !== 401 ? undefined : own ? parts.auth.refusalHint() : OTHER_ORIGIN_401;
+        const hint = res.statusCode !== 401 ? undefined : own ? parts.auth.refusalHint(parts.url.display) : OTHER_ORIGIN_401;
         return httpStatusError(init.cameraId, url, res.statusCode, Array.isArray(location) ? location[0] : location, hint);
       },
     };

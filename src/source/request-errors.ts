@@ -4,7 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 
 import { SourceError } from '../errors.js';
-import { hideUrlPassword } from './camera-url.js';
+import { hideUrlPassword, loginExample } from './camera-url.js';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
@@ -113,16 +113,16 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
   );
 }
 
-const STATUS_HINTS: Record<number, string> = {
-  401: 'check the user and password in the camera URL (http://user:password@host/path)',
-  403: 'check the user and password in the camera URL and that this user may read snapshots',
-  404: 'check the path in the camera URL (each camera model has its own snapshot/stream path)',
+const STATUS_HINTS: Record<number, (url: string) => string> = {
+  401: (url) => `check the user and password in the camera URL (${loginExample(url)})`,
+  403: () => 'check the user and password in the camera URL and that this user may read snapshots',
+  404: () => 'check the path in the camera URL (each camera model has its own snapshot/stream path)',
 };
 
 /** A non-2xx answer; `hint`, when given, replaces the status's own (a 401's, from what the camera asked: CameraAuth.refusalHint). */
 export function httpStatusError(cameraId: string, url: string, status: number, location?: string, hint?: string): SourceError {
   const text = STATUS_CODES[status] ?? '';
-  hint ??= STATUS_HINTS[status] ?? 'check that the camera URL is right and the camera is up';
+  hint ??= STATUS_HINTS[status]?.(url) ?? 'check that the camera URL is right and the camera is up';
   if (status >= 300 && status < 400) {
     hint = `a redirect without a usable Location${location ? ` (${hideUrlPassword(location)})` : ''} to follow; put the URL the camera's images are at in the configuration`;
   }
@@ -166,7 +166,7 @@ export function notAnImageError(cameraId: string, url: string, status: number, c
   const err = new SourceError(
     'TC_ERR_SOURCE_HTTP',
     `camera ${cameraId}: GET ${url} answered HTTP ${status} with ${what} (Content-Type "${contentType}"), not a JPEG snapshot or MJPEG stream; ` +
-      `give the camera's snapshot or stream URL, and its user and password (http://user:password@host/path) if it asks for a login`,
+      `give the camera's snapshot or stream URL, and its user and password (${loginExample(url, false)}) if it asks for a login`,
     // The status, as for other answers: the daemon's repeated-error log tells this answer from other HTTP ones by it.
     { status },
   );
