@@ -26,7 +26,7 @@ test('replay names the frame file that is truncated, not a JPEG or unreadable, a
   const lines = r.stderr.trim().split('\n').sort();
   expect(lines).toEqual([
     `traffic-counter: ${join(frames, 'f2.jpg')}: truncated JPEG (200 bytes, no end-of-image marker); the file is damaged (an interrupted copy or download?): copy it again or remove it; frame skipped`,
-    `traffic-counter: ${join(frames, 'f3.jpg')}: not a JPEG (starts with 3c 68 74 6d, expected ff d8); every .jpg/.jpeg file in --frames must be a JPEG image: replace or remove this one; frame skipped`,
+    `traffic-counter: ${join(frames, 'f3.jpg')}: not a JPEG but an HTML page (starts with "<html>not a picture</html>"); every .jpg/.jpeg file in --frames must be a JPEG image: replace or remove this one; frame skipped`,
     `traffic-counter: ${join(frames, 'f4.jpg')}: cannot read the file (ENOENT); check that it is still there and readable; frame skipped`,
   ]);
   expect(r.stdout).toContain('2 frames, 2 rejected, 1 unreadable');

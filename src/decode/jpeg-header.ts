@@ -14,13 +14,47 @@ export const CAMERA_HINTS = {
   truncated: 'the download was cut short or the camera sent a partial frame',
 } as const;
 
+/** Image formats a camera or a folder may hold instead of a JPEG, by their signature. */
+const OTHER_IMAGES: readonly (readonly [string, (b: Uint8Array) => boolean])[] = [
+  ['a PNG image', (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47],
+  ['a GIF image', (b) => b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38],
+  ['a WebP image', (b) => b.length >= 12 && latin1(b.subarray(0, 4)) === 'RIFF' && latin1(b.subarray(8, 12)) === 'WEBP'],
+  // "BM", then the file size and two reserved 16-bit zeros.
+  ['a BMP image', (b) => b.length >= 10 && b[0] === 0x42 && b[1] === 0x4d && b[6] === 0 && b[7] === 0 && b[8] === 0 && b[9] === 0],
+  ['a TIFF image', (b) => (b[0] === 0x49 && b[1] === 0x49 && b[2] === 0x2a) || (b[0] === 0x4d && b[1] === 0x4d && b[3] === 0x2a)],
+];
+
+function latin1(b: Uint8Array): string {
+  return String.fromCharCode(...b);
+}
+
+/**
+ * What bytes that are not a JPEG look like, for the message: another image format, or text (an HTML login page, a
+ * JSON error, served as image/jpeg by some cameras) shown by its first characters; otherwise the first bytes in hex.
+ */
+function describeNotJpeg(bytes: Uint8Array): string {
+  const hex = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  const other = OTHER_IMAGES.find(([, is]) => is(bytes));
+  if (other) return `${other[0]} (starts with ${hex})`;
+  // Text: printable ASCII, blanks and line ends (a UTF-8 byte order mark skipped), shown as one line of at most
+  // 60 characters; anything else in the first 256 bytes makes it binary.
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const head = bytes.subarray(start, start + 256);
+  if (head.length > 0 && head.every((b) => (b >= 0x20 && b < 0x7f) || b === 0x09 || b === 0x0a || b === 0x0d)) {
+    const text = latin1(head).replace(/\s+/g, ' ').trim();
+    const kind = /^<(!doctype html|html)\b/i.test(text) ? 'an HTML page' : text.startsWith('<') ? 'an HTML or XML document' : /^[{[]/.test(text) ? 'a JSON document' : 'text';
+    return `${kind} (starts with "${text.length > 60 ? `${text.slice(0, 60)}…` : text}")`;
+  }
+  return `starts with ${hex || 'nothing'}, expected ff d8`;
+}
+
 /** Reads the frame header (SOFn); throws DecodeError for non-JPEG, truncated or corrupt input. */
 export function inspectJpeg(bytes: Uint8Array, what = 'JPEG'): JpegInfo {
   if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) {
-    const head = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+    const seen = describeNotJpeg(bytes);
     throw new DecodeError(
       'TC_ERR_DECODE_NOT_JPEG',
-      `${what}: not a JPEG (starts with ${head || 'nothing'}, expected ff d8); ${CAMERA_HINTS.notJpeg}`,
+      seen.startsWith('starts with') ? `${what}: not a JPEG (${seen}); ${CAMERA_HINTS.notJpeg}` : `${what}: not a JPEG but ${seen}; ${CAMERA_HINTS.notJpeg}`,
     );
   }
   // A complete JPEG ends with EOI (ff d9); some cameras pad a few bytes after it: NULs, or a line end or blanks (a

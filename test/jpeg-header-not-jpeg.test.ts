@@ -1,0 +1,49 @@
+// What a frame that is not a JPEG was, said in words: a camera that serves its login page or a JSON error as
+// image/jpeg, a PNG snapshot URL, a folder holding a PNG. Before, every such frame was "starts with 3c 21 44 4f".
+import { deflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { inspectJpeg } from '../dist/src/decode/jpeg-header.js';
+
+function messageOf(bytes: Uint8Array): string {
+  try {
+    inspectJpeg(bytes, 'camera c1: frame');
+  } catch (err) {
+    expect((err as { code?: string }).code).toBe('TC_ERR_DECODE_NOT_JPEG');
+    return (err as Error).message;
+  }
+  throw new Error('accepted as a JPEG');
+}
+
+const HINT = 'check that the camera URL serves image/jpeg snapshots';
+
+describe('a frame that is not a JPEG', () => {
+  it('an HTML login page, after a byte order mark and line ends, is shown by its first characters on one line', () => {
+    const page = Buffer.from('\ufeff\r\n<!DOCTYPE html>\r\n<html>\n  <head><title>Camera login</title></head><body><form action="/login"></form></body></html>');
+    expect(messageOf(page)).toBe(`camera c1: frame: not a JPEG but an HTML page (starts with "<!DOCTYPE html> <html> <head><title>Camera login</title></he…"); ${HINT}`);
+  });
+
+  it('a JSON error and an XML answer', () => {
+    expect(messageOf(Buffer.from('{"error":"unauthorized","code":401}'))).toBe(
+      `camera c1: frame: not a JPEG but a JSON document (starts with "{"error":"unauthorized","code":401}"); ${HINT}`,
+    );
+    expect(messageOf(Buffer.from('<?xml version="1.0"?><ResponseStatus><statusCode>4</statusCode></ResponseStatus>'))).toMatch(
+      /^camera c1: frame: not a JPEG but an HTML or XML document \(starts with "<\?xml version="1\.0"\?><ResponseStatus>/,
+    );
+  });
+
+  it('other image formats are named', () => {
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), deflateSync(Buffer.alloc(64))]);
+    expect(messageOf(png)).toBe(`camera c1: frame: not a JPEG but a PNG image (starts with 89 50 4e 47); ${HINT}`);
+    expect(messageOf(Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1'))).toMatch(/not a JPEG but a GIF image \(starts with 47 49 46 38\)/);
+    expect(messageOf(Buffer.from('RIFF\x24\x00\x00\x00WEBPVP8 ', 'latin1'))).toMatch(/not a JPEG but a WebP image/);
+  });
+
+  it('binary that is none of these, and nothing at all, are shown in hex as before', () => {
+    expect(messageOf(Uint8Array.of(0x00, 0x01, 0xfe, 0x7f, 0x80))).toBe(`camera c1: frame: not a JPEG (starts with 00 01 fe 7f, expected ff d8); ${HINT}`);
+    expect(messageOf(new Uint8Array(0))).toBe(`camera c1: frame: not a JPEG (starts with nothing, expected ff d8); ${HINT}`);
+    // Text with a control character (a terminal escape) is not echoed.
+    expect(messageOf(Buffer.from('abc\x1b[2Jdef'))).toBe(`camera c1: frame: not a JPEG (starts with 61 62 63 1b, expected ff d8); ${HINT}`);
+    // "BM" followed by text is text, not a BMP.
+    expect(messageOf(Buffer.from('BMW 320d parked'))).toMatch(/not a JPEG but text \(starts with "BMW 320d parked"\)/);
+  });
+});
