@@ -249,18 +249,39 @@ class SweepStatus {
 }
 
 /**
- * Whether segment ab has a point inside polygon `poly` or on its boundary (a line the config draws wholly outside
- * its ROI can never count). Inside by the even-odd rule, as the ROI's mask.
+ * Where segment ab lies against polygon `poly` (inside by the even-odd rule, as the ROI's mask; its boundary counts
+ * as inside): 'stretch' when a piece of it of some length is inside or on the boundary, 'point' when it only
+ * touches the polygon at one point (`at`: a corner, or an edge it ends on), 'outside' when it does not meet it. A
+ * config line that is not a 'stretch' can never count.
  */
-export function segmentMeetsPolygon(a: Point, b: Point, poly: readonly Point[]): boolean {
+export function segmentInPolygon(a: Point, b: Point, poly: readonly Point[]): { kind: 'stretch' } | { kind: 'point'; at: Point } | { kind: 'outside' } {
+  const [ax, ay] = a;
+  const dx = b[0] - ax, dy = b[1] - ay;
+  const len2 = dx * dx + dy * dy;
+  const tOf = (p: Point): number => (len2 === 0 ? 0 : ((p[0] - ax) * dx + (p[1] - ay) * dy) / len2);
+  // Where the segment meets the boundary splits it into pieces each wholly inside or wholly outside: one point of
+  // each (its middle) tells which.
+  const met: Point[] = [];
   for (let i = 0; i < poly.length; i++) {
-    if (meet(a, b, poly[i]!, poly[(i + 1) % poly.length]!, false)) return true;
+    const m = meet(a, b, poly[i]!, poly[(i + 1) % poly.length]!, false);
+    if (m) met.push(m.at, ...(m.kind === 'overlap' && m.to ? [m.to] : []));
   }
-  // No edge met: the segment is wholly inside or wholly outside; its end a tells which.
+  const ts = [0, 1, ...met.map(tOf)].sort((x, y) => x - y);
+  for (let k = 0; k + 1 < ts.length; k++) {
+    const t = (ts[k]! + ts[k + 1]!) / 2;
+    if (ts[k + 1]! - ts[k]! > 1e-9 && insideOrOn([ax + t * dx, ay + t * dy], poly)) return { kind: 'stretch' };
+  }
+  return met.length > 0 ? { kind: 'point', at: met[0]! } : { kind: 'outside' };
+}
+
+/** Whether p lies inside polygon `poly` (even-odd rule) or on its boundary. */
+function insideOrOn(p: Point, poly: readonly Point[]): boolean {
+  const [px, py] = p;
   let inside = false;
   for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
     const [xi, yi] = poly[i]!, [xj, yj] = poly[j]!;
-    if (yi > a[1] !== yj > a[1] && a[0] < ((xj - xi) * (a[1] - yi)) / (yj - yi) + xi) inside = !inside;
+    if (Math.abs(orient(xj, yj, xi, yi, px, py)) <= 1e-9 * Math.max(1, Math.hypot(xi - xj, yi - yj)) && within(xj, yj, xi, yi, px, py)) return true;
+    if (yi > py !== yj > py && px < ((xj - xi) * (py - yi)) / (yj - yi) + xi) inside = !inside;
   }
   return inside;
 }

@@ -8,7 +8,7 @@ import type { CameraConfig, Config, LineConfig, Point } from './config-types.js'
 import { DECODE_SCALES, isDecodeScale, type DecodeScale } from '../decode/decode-scale.js';
 import { DECODERS } from '../decode/decoder-name.js';
 import { ID_RE } from './ids.js';
-import { findSelfCrossing, segmentMeetsPolygon } from './polygon-self-crossing.js';
+import { findSelfCrossing, segmentInPolygon } from './polygon-self-crossing.js';
 import { resolveAnalyzerOptions } from '../analyze/analyzer-options.js';
 import { hideUrlPassword } from '../source/camera-url.js';
 
@@ -211,10 +211,13 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
   checkUniqueIds(lines.map((l) => l.id), (i) => `${path}.lines[${i}].id`, 'line');
   // A line with no point in the ROI never counts: it was told only once the analyzer had learnt the scene (about 30 s
   // in, as a warning: helper 51); it is the config's mistake, said at once.
+  // So does one that only touches it, at a corner or with an end on its edge.
   lines.forEach((l, i) => {
-    if (!segmentMeetsPolygon(l.from, l.to, roi)) {
+    const lies = segmentInPolygon(l.from, l.to, roi);
+    if (lies.kind !== 'stretch') {
+      const where = lies.kind === 'point' ? `meets ${path}.roi only at ${describe(lies.at.map((v) => Math.round(v * 100) / 100))}` : `lies wholly outside ${path}.roi`;
       throw new ConfigError(
-        `${path}.lines[${i}] (${JSON.stringify(l.id)}): from ${describe(l.from)} to ${describe(l.to)} lies wholly outside ${path}.roi, where nothing is seen; ` +
+        `${path}.lines[${i}] (${JSON.stringify(l.id)}): from ${describe(l.from)} to ${describe(l.to)} ${where}, where nothing is seen; ` +
           `draw the line across the road inside the ROI, or draw the ROI over it`,
       );
     }
