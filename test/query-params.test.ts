@@ -94,6 +94,12 @@ test('ISO 8601 basic form with a time (20261207T080000Z) is read as the extended
   expect(at('20261207T0800', 'Europe/Berlin')).toBe(Date.UTC(2026, 11, 7, 7, 0));
   // An hour offset alone in the extended form too.
   expect(at('2026-12-07T08:00+01')).toBe(Date.UTC(2026, 11, 7, 7, 0));
+  // Over HTTP with the '+' left unencoded (from=2026-12-07T08:00+01), as the basic form and +01:00 are taken so;
+  // a comma before the fraction too.
+  const plusUnencoded = (q: string): string => new URLSearchParams(q).get('from')!;
+  expect(parseQueryParams({ bucket: 'hour', from: plusUnencoded('from=2026-12-07T08:00+01') }, 'http').fromMs).toBe(Date.UTC(2026, 11, 7, 7, 0));
+  expect(parseQueryParams({ bucket: 'hour', from: plusUnencoded('from=2026-12-07T08:00:30,5+01:00') }, 'http').fromMs).toBe(Date.UTC(2026, 11, 7, 7, 0, 30, 500));
+  expect(parseQueryParams({ bucket: 'hour', from: plusUnencoded('from=20261207T0800+01') }, 'http').fromMs).toBe(Date.UTC(2026, 11, 7, 7, 0));
   // Not a time (hour 25, February 30th): refused as before.
   expect(errorOf({ bucket: 'hour', from: '20261207T2500Z' }, 'cli').message).toMatch(/^--from: must be an ISO 8601 time/);
   expect(errorOf({ bucket: 'hour', from: '20260230T0800Z' }, 'cli').message).toMatch(/^--from: must be an ISO 8601 time/);

@@ -137,8 +137,9 @@ export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefi
     const [, y, mo, d, h, mi, s, frac, zone] = basic;
     return parseTimeInput(`${y}-${mo}-${d}T${h}:${mi}${s ? `:${s}${frac ? `.${frac}` : ''}` : ''}${zone ?? ''}`, timeZone);
   }
-  // A '+' left unencoded in a URL's query arrives as a space: "2026-12-06T11:18:00 01:00" can only mean +01:00.
-  const m = ISO_RE.exec(value.trim().replace(/^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$/i, '$1+$2'));
+  // A '+' left unencoded in a URL's query arrives as a space: "2026-12-06T11:18:00 01:00" can only mean +01:00, and
+  // "2026-12-06T11:18 01" +01 (an hour offset alone, as ISO_RE takes it).
+  const m = ISO_RE.exec(value.trim().replace(/^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?) (\d{2}(?::?\d{2})?)$/i, '$1+$2'));
   if (!m) return undefined;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
   const year = Number(y);
