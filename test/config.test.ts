@@ -112,7 +112,7 @@ describe('config validation', () => {
     expect(err.message).toMatch(/^--decode-scale: 8 does not divide cameras\[0\]\.analyzer\.downscale \(4\)/);
   });
 
-  it('refuses a line wholly outside the ROI, naming it (it never counts), and takes one that crosses or touches it', () => {
+  it('refuses a line wholly outside the ROI, naming it (it never counts), and takes one that crosses it or runs along its edge', () => {
     // Before: accepted, and warned about only once the analyzer had learnt the scene, about 30 s into a run.
     const lines = [{ id: 'l1', from: [0, 50], to: [100, 50] }, { id: 'north', from: [150, 20], to: [150, 80] }];
     expect(errorOf(() => validateConfig({ cameras: [camera({ lines })] })).message).toBe(
@@ -143,6 +143,25 @@ describe('config validation', () => {
     expect(errorOf(() => validateConfig({ cameras: [camera({ roi: notched, lines: [{ id: 'l', from: [50, 90], to: [60, 40] }] })] })).message).toMatch(/only at \[60,40\],/);
     // A line crossing a corner's tip inside does have a stretch inside.
     expect(validateConfig({ cameras: [camera({ lines: [{ id: 'l', from: [90, 90], to: [110, 110] }] })] }).cameras[0]!.lines[0]!.id).toBe('l');
+    // Across the notch's mouth from one of its corners to the other: both places are named.
+    expect(errorOf(() => validateConfig({ cameras: [camera({ roi: notched, lines: [{ id: 'l', from: [40, 100], to: [60, 100] }] })] })).message).toMatch(
+      /: from \[40,100\] to \[60,100\] meets cameras\[0\]\.roi only at \[40,100\] and \[60,100\], where nothing is seen;/,
+    );
+  });
+
+  it('takes a line along a slanted ROI edge with decimal coordinates on past its corner, as with whole ones', () => {
+    // Along the edge [408.3,1264.2] to [697,1253.2] and as far again twice beyond it: in decimals exactly on the
+    // edge's line, in binary fractions a hair off it. Was refused as meeting the ROI "only at [408.3,1264.2]".
+    const roi = [[408.3, 1264.2], [697, 1253.2], [411.1, 591.9]];
+    const cases = [[[408.3, 1264.2], [1274.4, 1231.2]], [[1274.4, 1231.2], [408.3, 1264.2]], [[119.6, 1275.2], [985.7, 1242.2]]];
+    for (const [from, to] of cases) {
+      expect(validateConfig({ cameras: [camera({ roi, lines: [{ id: 'l', from, to }] })] }).cameras[0]!.lines[0]!.id).toBe('l');
+    }
+    // The same with each coordinate times 10, whole numbers: taken before as well.
+    const times10 = (p: number[]): number[] => p.map((v) => Math.round(v * 10));
+    for (const [from, to] of cases) {
+      expect(validateConfig({ cameras: [camera({ roi: roi.map(times10), lines: [{ id: 'l', from: times10(from!), to: times10(to!) }] })] }).cameras[0]!.lines[0]!.id).toBe('l');
+    }
   });
 
   it('takes drawnOn, the frame the ROI and lines were drawn on, and refuses a point outside it by name', () => {

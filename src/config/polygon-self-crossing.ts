@@ -251,10 +251,11 @@ class SweepStatus {
 /**
  * Where segment ab lies against polygon `poly` (inside by the even-odd rule, as the ROI's mask; its boundary counts
  * as inside): 'stretch' when a piece of it of some length is inside or on the boundary, 'point' when it only
- * touches the polygon at one point (`at`: a corner, or an edge it ends on), 'outside' when it does not meet it. A
- * config line that is not a 'stretch' can never count.
+ * touches the polygon at single points (`at`: where, a corner or an edge it ends on, in order from a; two or more
+ * where it passes a concave ROI's corners outside it), 'outside' when it does not meet it. A config line that is
+ * not a 'stretch' can never count.
  */
-export function segmentInPolygon(a: Point, b: Point, poly: readonly Point[]): { kind: 'stretch' } | { kind: 'point'; at: Point } | { kind: 'outside' } {
+export function segmentInPolygon(a: Point, b: Point, poly: readonly Point[]): { kind: 'stretch' } | { kind: 'point'; at: readonly Point[] } | { kind: 'outside' } {
   const [ax, ay] = a;
   const dx = b[0] - ax, dy = b[1] - ay;
   const len2 = dx * dx + dy * dy;
@@ -266,21 +267,45 @@ export function segmentInPolygon(a: Point, b: Point, poly: readonly Point[]): { 
     const m = meet(a, b, poly[i]!, poly[(i + 1) % poly.length]!, false);
     if (m) met.push(m.at, ...(m.kind === 'overlap' && m.to ? [m.to] : []));
   }
+  // A corner on the segment splits it too, also where rounding kept meet() from seeing it there: a line along an
+  // edge with coordinates that are no binary fractions ([408.3,1264.2] on to past the next corner) is, by a hair,
+  // not on the edge's line, and the piece from the corner it starts at to its far end, half along the edge and half
+  // outside, would be judged by its middle alone (outside).
+  const tol = 1e-9 * Math.max(1, Math.hypot(dx, dy));
+  for (const v of poly) {
+    if (Math.abs(orient(ax, ay, b[0], b[1], v[0], v[1])) <= tol) {
+      const t = tOf(v);
+      if (t >= 0 && t <= 1) met.push(v);
+    }
+  }
   const ts = [0, 1, ...met.map(tOf)].sort((x, y) => x - y);
   for (let k = 0; k + 1 < ts.length; k++) {
     const t = (ts[k]! + ts[k + 1]!) / 2;
     if (ts[k + 1]! - ts[k]! > 1e-9 && insideOrOn([ax + t * dx, ay + t * dy], poly)) return { kind: 'stretch' };
   }
-  return met.length > 0 ? { kind: 'point', at: met[0]! } : { kind: 'outside' };
+  if (met.length === 0) return { kind: 'outside' };
+  // Each place once (a corner is met by both its edges), in order along the segment.
+  const at: Point[] = [];
+  for (const p of met.map((q) => [tOf(q), q] as const).sort((x, y) => x[0] - y[0])) {
+    const last = at[at.length - 1];
+    if (!last || Math.hypot(p[1][0] - last[0], p[1][1] - last[1]) > 1e-6) at.push(p[1]);
+  }
+  return { kind: 'point', at };
 }
 
-/** Whether p lies inside polygon `poly` (even-odd rule) or on its boundary. */
+/** Whether p lies inside polygon `poly` (even-odd rule) or on its boundary (within a hair, as rounding leaves it). */
 function insideOrOn(p: Point, poly: readonly Point[]): boolean {
   const [px, py] = p;
+  const hair = 1e-9 * Math.max(1, Math.abs(px), Math.abs(py));
   let inside = false;
   for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
     const [xi, yi] = poly[i]!, [xj, yj] = poly[j]!;
-    if (Math.abs(orient(xj, yj, xi, yi, px, py)) <= 1e-9 * Math.max(1, Math.hypot(xi - xj, yi - yj)) && within(xj, yj, xi, yi, px, py)) return true;
+    if (
+      Math.abs(orient(xj, yj, xi, yi, px, py)) <= 1e-9 * Math.max(1, Math.hypot(xi - xj, yi - yj)) &&
+      Math.min(xi, xj) - hair <= px && px <= Math.max(xi, xj) + hair && Math.min(yi, yj) - hair <= py && py <= Math.max(yi, yj) + hair
+    ) {
+      return true;
+    }
     if (yi > py !== yj > py && px < ((xj - xi) * (py - yi)) / (yj - yi) + xi) inside = !inside;
   }
   return inside;

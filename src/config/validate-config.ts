@@ -32,6 +32,13 @@ function describe(v: unknown): string {
   return s === undefined ? String(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
+/** Points for a message, to 2 decimals: "[1,2]", "[1,2] and [3,4]", "[1,2], [3,4] and [5,6]", the first 3 "and 2 more". */
+function listPoints(points: readonly Point[]): string {
+  const shown = points.slice(0, 3).map((p) => describe(p.map((v) => Math.round(v * 100) / 100)));
+  if (points.length > 3) return `${shown.join(', ')} and ${points.length - 3} more`;
+  return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}` : shown[0]!;
+}
+
 function unknownKeys(obj: Record<string, unknown>, allowed: Set<string>, path: string): void {
   for (const k of Object.keys(obj)) {
     if (!allowed.has(k)) {
@@ -215,7 +222,7 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
   lines.forEach((l, i) => {
     const lies = segmentInPolygon(l.from, l.to, roi);
     if (lies.kind !== 'stretch') {
-      const where = lies.kind === 'point' ? `meets ${path}.roi only at ${describe(lies.at.map((v) => Math.round(v * 100) / 100))}` : `lies wholly outside ${path}.roi`;
+      const where = lies.kind === 'point' ? `meets ${path}.roi only at ${listPoints(lies.at)}` : `lies wholly outside ${path}.roi`;
       throw new ConfigError(
         `${path}.lines[${i}] (${JSON.stringify(l.id)}): from ${describe(l.from)} to ${describe(l.to)} ${where}, where nothing is seen; ` +
           `draw the line across the road inside the ROI, or draw the ROI over it`,
