@@ -43,6 +43,8 @@ describe('a frame that is not a JPEG', () => {
     expect(messageOf(new Uint8Array(0))).toBe(`camera c1: frame: not a JPEG (starts with nothing, expected ff d8); ${HINT}`);
     // Text with a control character (a terminal escape) is not echoed.
     expect(messageOf(Buffer.from('abc\x1b[2Jdef'))).toBe(`camera c1: frame: not a JPEG (starts with 61 62 63 1b, expected ff d8); ${HINT}`);
+    // Blanks and line ends only: said so, not quoted as "".
+    expect(messageOf(Buffer.from('\r\n \r\n'))).toBe(`camera c1: frame: not a JPEG but blank text, spaces and line ends only (starts with 0d 0a 20 0d); ${HINT}`);
     // "BM" followed by text is text, not a BMP.
     expect(messageOf(Buffer.from('BMW 320d parked'))).toMatch(/not a JPEG but text \(starts with "BMW 320d parked"\)/);
   });

@@ -42,6 +42,8 @@ function describeNotJpeg(bytes: Uint8Array): string {
   const head = bytes.subarray(start, start + 256);
   if (head.length > 0 && head.every((b) => (b >= 0x20 && b < 0x7f) || b === 0x09 || b === 0x0a || b === 0x0d)) {
     const text = latin1(head).replace(/\s+/g, ' ').trim();
+    // Blanks and line ends only (a camera answering "\r\n"): there is nothing to quote.
+    if (text === '') return `blank text, spaces and line ends only (starts with ${hex})`;
     const kind = /^<(!doctype html|html)\b/i.test(text) ? 'an HTML page' : text.startsWith('<') ? 'an HTML or XML document' : /^[{[]/.test(text) ? 'a JSON document' : 'text';
     return `${kind} (starts with "${text.length > 60 ? `${text.slice(0, 60)}…` : text}")`;
   }
