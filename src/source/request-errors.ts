@@ -113,16 +113,18 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
   );
 }
 
-const STATUS_HINTS: Record<number, (url: string) => string> = {
-  401: (url) => `check the user and password in the camera URL (${loginExample(url)})`,
-  403: () => 'check the user and password in the camera URL and that this user may read snapshots',
-  404: () => 'check the path in the camera URL (each camera model has its own snapshot/stream path)',
+const STATUS_HINTS: Record<number, string> = {
+  403: 'check the user and password in the camera URL and that this user may read snapshots',
+  404: 'check the path in the camera URL (each camera model has its own snapshot/stream path)',
 };
 
-/** A non-2xx answer; `hint`, when given, replaces the status's own (a 401's, from what the camera asked: CameraAuth.refusalHint). */
+/**
+ * A non-2xx answer; `hint`, when given, replaces the status's own. A 401's is always given, from what the camera
+ * asked (CameraAuth.refusalHint) or whose answer it was (requestCamera).
+ */
 export function httpStatusError(cameraId: string, url: string, status: number, location?: string, hint?: string): SourceError {
   const text = STATUS_CODES[status] ?? '';
-  hint ??= STATUS_HINTS[status]?.(url) ?? 'check that the camera URL is right and the camera is up';
+  hint ??= STATUS_HINTS[status] ?? 'check that the camera URL is right and the camera is up';
   if (status >= 300 && status < 400) {
     hint = `a redirect without a usable Location${location ? ` (${hideUrlPassword(location)})` : ''} to follow; put the URL the camera's images are at in the configuration`;
   }
