@@ -130,16 +130,17 @@ const ISO_BASIC_TIME_RE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(?:(\d{2})(?:[.,
  */
 export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefined {
   if (/^\d{1,15}$/.test(value)) return Number(value);
+  // A '+' left unencoded in a URL's query arrives as a space: "2026-12-06T11:18:00 01:00" can only mean +01:00,
+  // "2026-12-06T11:18 01" +01 (an hour offset alone, as ISO_RE takes it), "20261207T0800 0100" +0100.
+  const v = value.trim().replace(/^(\d{4}-?\d{2}-?\d{2}[T ]\d{2}:?\d{2}(?::?\d{2}(?:[.,]\d+)?)?) (\d{2}(?::?\d{2})?)$/i, '$1+$2');
   // The basic form is written out in the extended form and read as that. A date alone in it (20261207) stays epoch
   // milliseconds here: parseQueryParams refuses those.
-  const basic = ISO_BASIC_TIME_RE.exec(value.trim().replace(/^(\d{8}T\d{4}(?:\d{2}(?:[.,]\d+)?)?) (\d{2}(?:\d{2})?)$/i, '$1+$2'));
+  const basic = ISO_BASIC_TIME_RE.exec(v);
   if (basic) {
     const [, y, mo, d, h, mi, s, frac, zone] = basic;
     return parseTimeInput(`${y}-${mo}-${d}T${h}:${mi}${s ? `:${s}${frac ? `.${frac}` : ''}` : ''}${zone ?? ''}`, timeZone);
   }
-  // A '+' left unencoded in a URL's query arrives as a space: "2026-12-06T11:18:00 01:00" can only mean +01:00, and
-  // "2026-12-06T11:18 01" +01 (an hour offset alone, as ISO_RE takes it).
-  const m = ISO_RE.exec(value.trim().replace(/^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?) (\d{2}(?::?\d{2})?)$/i, '$1+$2'));
+  const m = ISO_RE.exec(v);
   if (!m) return undefined;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
   const year = Number(y);
