@@ -18,9 +18,9 @@ function orient(ax: number, ay: number, bx: number, by: number, cx: number, cy: 
   return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
 }
 
-/** Whether c, on the line through a and b, lies between them. */
-function within(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): boolean {
-  return Math.min(ax, bx) <= cx && cx <= Math.max(ax, bx) && Math.min(ay, by) <= cy && cy <= Math.max(ay, by);
+/** Whether c, on the line through a and b, lies between them (or within `slack` of their box). */
+function within(ax: number, ay: number, bx: number, by: number, cx: number, cy: number, slack = 0): boolean {
+  return Math.min(ax, bx) - slack <= cx && cx <= Math.max(ax, bx) + slack && Math.min(ay, by) - slack <= cy && cy <= Math.max(ay, by) + slack;
 }
 
 /**
@@ -300,12 +300,7 @@ function insideOrOn(p: Point, poly: readonly Point[]): boolean {
   let inside = false;
   for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
     const [xi, yi] = poly[i]!, [xj, yj] = poly[j]!;
-    if (
-      Math.abs(orient(xj, yj, xi, yi, px, py)) <= 1e-9 * Math.max(1, Math.hypot(xi - xj, yi - yj)) &&
-      Math.min(xi, xj) - hair <= px && px <= Math.max(xi, xj) + hair && Math.min(yi, yj) - hair <= py && py <= Math.max(yi, yj) + hair
-    ) {
-      return true;
-    }
+    if (Math.abs(orient(xj, yj, xi, yi, px, py)) <= 1e-9 * Math.max(1, Math.hypot(xi - xj, yi - yj)) && within(xj, yj, xi, yi, px, py, hair)) return true;
     if (yi > py !== yj > py && px < ((xj - xi) * (py - yi)) / (yj - yi) + xi) inside = !inside;
   }
   return inside;
