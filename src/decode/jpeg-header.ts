@@ -29,13 +29,14 @@ function latin1(b: Uint8Array): string {
 }
 
 /**
- * What bytes that are not a JPEG look like, for the message: another image format, or text (an HTML login page, a
- * JSON error, served as image/jpeg by some cameras) shown by its first characters; otherwise the first bytes in hex.
+ * What bytes that are not a JPEG look like, said after "not a JPEG": another image format, or text (an HTML login
+ * page, a JSON error, served as image/jpeg by some cameras) shown by its first characters; otherwise the first bytes
+ * in hex.
  */
 function describeNotJpeg(bytes: Uint8Array): string {
   const hex = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
   const other = OTHER_IMAGES.find(([, is]) => is(bytes));
-  if (other) return `${other[0]} (starts with ${hex})`;
+  if (other) return `but ${other[0]} (starts with ${hex})`;
   // Text: printable ASCII, blanks and line ends (a UTF-8 byte order mark skipped), shown as one line of at most
   // 60 characters; anything else in the first 256 bytes makes it binary.
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
@@ -43,21 +44,17 @@ function describeNotJpeg(bytes: Uint8Array): string {
   if (head.length > 0 && head.every((b) => (b >= 0x20 && b < 0x7f) || b === 0x09 || b === 0x0a || b === 0x0d)) {
     const text = latin1(head).replace(/\s+/g, ' ').trim();
     // Blanks and line ends only (a camera answering "\r\n"): there is nothing to quote.
-    if (text === '') return `blank text, spaces and line ends only (starts with ${hex})`;
+    if (text === '') return `but blank text, spaces and line ends only (starts with ${hex})`;
     const kind = /^<(!doctype html|html)\b/i.test(text) ? 'an HTML page' : text.startsWith('<') ? 'an HTML or XML document' : /^[{[]/.test(text) ? 'a JSON document' : 'text';
-    return `${kind} (starts with "${text.length > 60 ? `${text.slice(0, 60)}…` : text}")`;
+    return `but ${kind} (starts with "${text.length > 60 ? `${text.slice(0, 60)}…` : text}")`;
   }
-  return `starts with ${hex || 'nothing'}, expected ff d8`;
+  return `(starts with ${hex || 'nothing'}, expected ff d8)`;
 }
 
 /** Reads the frame header (SOFn); throws DecodeError for non-JPEG, truncated or corrupt input. */
 export function inspectJpeg(bytes: Uint8Array, what = 'JPEG'): JpegInfo {
   if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) {
-    const seen = describeNotJpeg(bytes);
-    throw new DecodeError(
-      'TC_ERR_DECODE_NOT_JPEG',
-      seen.startsWith('starts with') ? `${what}: not a JPEG (${seen}); ${CAMERA_HINTS.notJpeg}` : `${what}: not a JPEG but ${seen}; ${CAMERA_HINTS.notJpeg}`,
-    );
+    throw new DecodeError('TC_ERR_DECODE_NOT_JPEG', `${what}: not a JPEG ${describeNotJpeg(bytes)}; ${CAMERA_HINTS.notJpeg}`);
   }
   // A complete JPEG ends with EOI (ff d9); some cameras pad a few bytes after it: NULs, or a line end or blanks (a
   // camera CGI that ends its answer with CRLF), which jpeg-js and libjpeg ignore (a frame refused for it stopped the
