@@ -194,6 +194,22 @@ describe('a camera that asks for a password', () => {
     expect(cam1.seen).toEqual(['none']);
   });
 
+  it('tells a user whose password is in the URL\'s query that the camera did not take it, without sending it', async () => {
+    const cam1 = digestCamera('admin', 'right', 100, (res) => res.end());
+    const cam = await startCamera((req, res) => cam1.handler(req, res));
+    const errors: SourceError[] = [];
+    const ac = new AbortController();
+    const url = `${cam.url}?usr=admin&pwd=s3cret`;
+    const source = new HttpSnapshotSource({ cameraId: 'cam1', url, ...timing, onError: (err) => (errors.push(err), ac.abort()) });
+    onTestFinished(() => source.close());
+    await take(source.frames(ac.signal), 1);
+    const shown = `${cam.url.replace('http://', 'http://user:password@')}?usr=admin&pwd=***`;
+    expect(errors[0]!.message).toContain(
+      `HTTP 401 Unauthorized; the camera asks for a user and password (Digest, Basic) and did not take the ones in the URL's query (pwd=); check them, or give them in the camera URL as ${shown}`,
+    );
+    expect(errors[0]!.message).not.toContain('s3cret');
+  });
+
   it('answers Basic when that is all the camera asks for, and names a scheme it cannot answer', async () => {
     const basic = await startCamera((req, res, n) => {
       if (req.headers.authorization === `Basic ${Buffer.from('admin:s3cret').toString('base64')}`) res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(n));

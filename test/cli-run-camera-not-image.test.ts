@@ -32,6 +32,18 @@ describe('run --camera with a camera that answers no image', () => {
     expect(camera.requests).toHaveLength(3);
   }, 30_000);
 
+  it('a login page for a URL with its password in the query: says the camera did not take them, not where to add them', async () => {
+    const camera = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>'), '/cgi-bin/CGIProxy.fcgi');
+    const r = await runCli(['run', '--camera', `${camera.url}?cmd=snapPicture2&usr=admin&pwd=s3cret`, '--db', join(tempDir(), 'counts.db'), '--duration', '1']);
+    expect(r.code, r.stderr).toBe(1);
+    const host = new URL(camera.url).host;
+    expect(r.stderr).toBe(
+      `traffic-counter: camera probe: GET ${camera.url}?cmd=snapPicture2&usr=admin&pwd=*** answered HTTP 200 with an HTML page (Content-Type "text/html"), ` +
+        `not a JPEG snapshot or MJPEG stream; give the camera's snapshot or stream URL; if this is its login page, it did not take the user and password in the URL's query (pwd=): ` +
+        `check them, or give them as http://user:password@${host}/path [TC_ERR_SOURCE_HTTP]\n`,
+    );
+  }, 30_000);
+
   it.each([
     [401, { 'www-authenticate': 'Basic realm="cam"' }, /answered HTTP 401 Unauthorized; the camera asks for a user and password \(Basic\); put them in the camera URL \(http:\/\/user:password@127\.0\.0\.1:\d+\/snapshot\.jpg\) \[TC_ERR_SOURCE_HTTP\]\n$/],
     [403, {}, /answered HTTP 403 Forbidden; check the user and password in the camera URL and that this user may read snapshots \[TC_ERR_SOURCE_HTTP\]\n$/],

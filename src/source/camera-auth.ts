@@ -7,7 +7,7 @@
 // with a counted nc, until the camera asks again (a stale nonce).
 
 import { createHash, randomBytes } from 'node:crypto';
-import { loginExample } from './camera-url.js';
+import { loginExample, queryPasswordParam } from './camera-url.js';
 
 /** One challenge of a WWW-Authenticate header: its scheme and its parameters (names in lower case). */
 export interface Challenge {
@@ -180,6 +180,10 @@ export class CameraAuth {
     const example = loginExample(url);
     const offered = this.#offered.length ? this.#offered.join(', ') : 'no scheme named';
     if (!this.#hasCredentials) {
+      const param = queryPasswordParam(url);
+      if (param !== undefined) {
+        return `the camera asks for a user and password (${offered}) and did not take the ones in the URL's query (${param}=); check them, or give them in the camera URL as ${example}`;
+      }
       return `the camera asks for a user and password (${offered}); put them in the camera URL (${example})`;
     }
     if (this.#scheme === undefined) {

@@ -66,6 +66,19 @@ export function loginExample(url: string, keepPath = true): string {
 const SECRET_PARAM =
   /([?&;](?:pass|password|passwd|pwd|pw|psw|loginpas|loginpass|token|access_token|auth|auth_key|authorization|key|apikey|api_key|secret|sig|signature|x-amz-signature|x-amz-security-token|sid|session|sessionid)=)[^&#;]*/gi;
 
+/** Query parameters that carry a camera's password (`?usr=admin&pwd=…`): a subset of SECRET_PARAM. */
+const PASSWORD_PARAM = /[?&;](pass|password|passwd|pwd|pw|psw|loginpas|loginpass)=/i;
+
+/**
+ * The name of the query parameter through which `url` gives the camera a password (`pwd` for
+ * `http://cam/snap.cgi?usr=admin&pwd=…`), or undefined: a camera that wants its login there is told to check it, not
+ * to put `user:password@` in the URL. A message's " (redirected to …)" is not read.
+ */
+export function queryPasswordParam(url: string): string | undefined {
+  const own = url.split(' ', 1)[0]!.split('#', 1)[0]!;
+  return PASSWORD_PARAM.exec(own)?.[1];
+}
+
 function hideQuerySecrets(url: string): string {
   return url.replace(SECRET_PARAM, '$1***');
 }
