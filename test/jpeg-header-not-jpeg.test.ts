@@ -22,6 +22,18 @@ describe('a frame that is not a JPEG', () => {
     expect(messageOf(page)).toBe(`camera c1: frame: not a JPEG but an HTML page (starts with "<!DOCTYPE html> <html> <head><title>Camera login</title></he…"); ${HINT}`);
   });
 
+  it('a login page with accented letters is text; one with a bidi override or a C1 control is not echoed', () => {
+    const page = Buffer.from('<!DOCTYPE html><html><head><meta charset="utf-8"><title>Caméra – connexion</title></head></html>');
+    expect(messageOf(page)).toBe(`camera c1: frame: not a JPEG but an HTML page (starts with "<!DOCTYPE html><html><head><meta charset="utf-8"><title>Camé…"); ${HINT}`);
+    // A character cut by the 256 bytes read is dropped, not a reason to call the page binary.
+    const long = Buffer.from(`<html>${'é'.repeat(200)}</html>`);
+    expect(messageOf(long)).toBe(`camera c1: frame: not a JPEG but an HTML page (starts with "<html>${'é'.repeat(54)}…"); ${HINT}`);
+    // U+202E turns the rest of a terminal line around; U+009B is a C1 terminal escape; invalid UTF-8 is binary.
+    expect(messageOf(Buffer.from('login \u202efdp.exe'))).toBe(`camera c1: frame: not a JPEG (starts with 6c 6f 67 69, expected ff d8); ${HINT}`);
+    expect(messageOf(Buffer.from('ok\u009b2J'))).toBe(`camera c1: frame: not a JPEG (starts with 6f 6b c2 9b, expected ff d8); ${HINT}`);
+    expect(messageOf(Buffer.from([0x61, 0x62, 0xc3, 0x28]))).toBe(`camera c1: frame: not a JPEG (starts with 61 62 c3 28, expected ff d8); ${HINT}`);
+  });
+
   it('a JSON error and an XML answer', () => {
     expect(messageOf(Buffer.from('{"error":"unauthorized","code":401}'))).toBe(
       `camera c1: frame: not a JPEG but a JSON document (starts with "{"error":"unauthorized","code":401}"); ${HINT}`,

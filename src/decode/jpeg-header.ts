@@ -37,18 +37,35 @@ function describeNotJpeg(bytes: Uint8Array): string {
   const hex = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
   const other = OTHER_IMAGES.find(([, is]) => is(bytes));
   if (other) return `but ${other[0]} (starts with ${hex})`;
-  // Text: printable ASCII, blanks and line ends (a UTF-8 byte order mark skipped), shown as one line of at most
-  // 60 characters; anything else in the first 256 bytes makes it binary.
-  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  const head = bytes.subarray(start, start + 256);
-  if (head.length > 0 && head.every((b) => (b >= 0x20 && b < 0x7f) || b === 0x09 || b === 0x0a || b === 0x0d)) {
-    const text = latin1(head).replace(/\s+/g, ' ').trim();
+  // Text: UTF-8 (a byte order mark skipped) shown as one line of at most 60 characters; see textHead.
+  const head = textHead(bytes.subarray(0, 256));
+  if (head !== undefined) {
+    const text = head.replace(/\s+/g, ' ').trim();
     // Blanks and line ends only (a camera answering "\r\n"): there is nothing to quote.
     if (text === '') return `but blank text, spaces and line ends only (starts with ${hex})`;
     const kind = /^<(!doctype html|html)\b/i.test(text) ? 'an HTML page' : text.startsWith('<') ? 'an HTML or XML document' : /^[{[]/.test(text) ? 'a JSON document' : 'text';
-    return `but ${kind} (starts with "${text.length > 60 ? `${text.slice(0, 60)}…` : text}")`;
+    const chars = Array.from(text); // by code point: an emoji or a CJK character beyond the BMP is not cut in two
+    return `but ${kind} (starts with "${chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : text}")`;
   }
   return `(starts with ${hex || 'nothing'}, expected ff d8)`;
+}
+
+/**
+ * `head`, the first bytes of an answer, as text that is safe to echo in a message, or undefined: it must be valid
+ * UTF-8 (a character cut at its end is dropped; a login page titled "Caméra" is text) without control characters
+ * other than tab and line ends (terminal escapes, C1 controls included), format characters (bidi overrides,
+ * zero-width ones), private-use, unassigned or lone surrogate code points. Anything else is binary, shown in hex.
+ */
+function textHead(head: Uint8Array): string | undefined {
+  let text: string;
+  try {
+    // stream: an incomplete sequence at the end (the 256 bytes cut a character) is held back, not refused.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+  } catch {
+    return undefined;
+  }
+  if (text === '' || /[^\P{C}\t\n\r]/u.test(text)) return undefined;
+  return text;
 }
 
 /** Reads the frame header (SOFn); throws DecodeError for non-JPEG, truncated or corrupt input. */
