@@ -48,6 +48,10 @@ describe('a frame that is not a JPEG', () => {
     expect(messageOf(png)).toBe(`camera c1: frame: not a JPEG but a PNG image (starts with 89 50 4e 47); ${HINT}`);
     expect(messageOf(Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1'))).toMatch(/not a JPEG but a GIF image \(starts with 47 49 46 38\)/);
     expect(messageOf(Buffer.from('RIFF\x24\x00\x00\x00WEBPVP8 ', 'latin1'))).toMatch(/not a JPEG but a WebP image/);
+    expect(messageOf(Buffer.from('II*\x00\x08\x00\x00\x00', 'latin1'))).toMatch(/not a JPEG but a TIFF image \(starts with 49 49 2a 00\)/);
+    expect(messageOf(Buffer.from('MM\x00*\x00\x00\x00\x08', 'latin1'))).toMatch(/not a JPEG but a TIFF image \(starts with 4d 4d 00 2a\)/);
+    // Text that starts like one is text.
+    expect(messageOf(Buffer.from('II** maintenance **'))).toMatch(/not a JPEG but text \(starts with "II\*\* maintenance \*\*"\)/);
   });
 
   it('binary that is none of these, and nothing at all, are shown in hex as before', () => {

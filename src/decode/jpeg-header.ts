@@ -21,7 +21,8 @@ const OTHER_IMAGES: readonly (readonly [string, (b: Uint8Array) => boolean])[] =
   ['a WebP image', (b) => b.length >= 12 && latin1(b.subarray(0, 4)) === 'RIFF' && latin1(b.subarray(8, 12)) === 'WEBP'],
   // "BM", then the file size and two reserved 16-bit zeros.
   ['a BMP image', (b) => b.length >= 10 && b[0] === 0x42 && b[1] === 0x4d && b[6] === 0 && b[7] === 0 && b[8] === 0 && b[9] === 0],
-  ['a TIFF image', (b) => (b[0] === 0x49 && b[1] === 0x49 && b[2] === 0x2a) || (b[0] === 0x4d && b[1] === 0x4d && b[3] === 0x2a)],
+  // "II" and 42 (or BigTIFF's 43) little-endian, or "MM" and 42 (43) big-endian: "II*" alone is also text.
+  ['a TIFF image', (b) => (b[0] === 0x49 && b[1] === 0x49 && (b[2] === 0x2a || b[2] === 0x2b) && b[3] === 0) || (b[0] === 0x4d && b[1] === 0x4d && b[2] === 0 && (b[3] === 0x2a || b[3] === 0x2b))],
 ];
 
 function latin1(b: Uint8Array): string {
