@@ -34,6 +34,15 @@ describe('a frame that is not a JPEG', () => {
     expect(messageOf(Buffer.from([0x61, 0x62, 0xc3, 0x28]))).toBe(`camera c1: frame: not a JPEG (starts with 61 62 c3 28, expected ff d8); ${HINT}`);
   });
 
+  it('a token or password in the echoed text is shown as ***', () => {
+    expect(messageOf(Buffer.from('{"error":"expired","access_token":"eyJhbGciOiJIUzI1NiJ9.e30.abc"}'))).toBe(
+      `camera c1: frame: not a JPEG but a JSON document (starts with "{"error":"expired","access_token":"***"}"); ${HINT}`,
+    );
+    expect(messageOf(Buffer.from('sid=8c1f2a; password: hunter2\nkeyboard_key=k'))).toBe(
+      `camera c1: frame: not a JPEG but text (starts with "sid=***; password: *** keyboard_key=k"); ${HINT}`,
+    );
+  });
+
   it('a JSON error and an XML answer', () => {
     expect(messageOf(Buffer.from('{"error":"unauthorized","code":401}'))).toBe(
       `camera c1: frame: not a JPEG but a JSON document (starts with "{"error":"unauthorized","code":401}"); ${HINT}`,

@@ -2,6 +2,7 @@
 // frame size the header claims (so a 60000x60000 header is refused without allocating anything).
 
 import { DecodeError } from '../errors.js';
+import { hideTextSecrets } from '../secrets.js';
 
 export interface JpegInfo {
   readonly width: number;
@@ -41,7 +42,7 @@ function describeNotJpeg(bytes: Uint8Array): string {
   // Text: UTF-8 (a byte order mark skipped) shown as one line of at most 60 characters; see textHead.
   const head = textHead(bytes.subarray(0, 256));
   if (head !== undefined) {
-    const text = head.replace(/\s+/g, ' ').trim();
+    const text = hideTextSecrets(head.replace(/\s+/g, ' ').trim());
     // Blanks and line ends only (a camera answering "\r\n"): there is nothing to quote.
     if (text === '') return `but blank text, spaces and line ends only (starts with ${hex})`;
     const kind = /^<(!doctype html|html)\b/i.test(text) ? 'an HTML page' : text.startsWith('<') ? 'an HTML or XML document' : /^[{[]/.test(text) ? 'a JSON document' : 'text';

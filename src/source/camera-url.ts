@@ -2,6 +2,7 @@
 // CameraAuth answers the camera's challenge with them) and keeps a redacted form for error messages.
 
 import { ConfigError } from '../errors.js';
+import { hideQuerySecrets } from '../secrets.js';
 
 export interface CameraUrl {
   /** The URL to request, without credentials. */
@@ -14,7 +15,7 @@ export interface CameraUrl {
 
 /**
  * A URL as given, for a message: a password in it (`user:PASSWORD@`) shown as ***, and the values of query
- * parameters that carry secrets (see SECRET_PARAM). A URL that parses is read as one; one that does not (or has no
+ * parameters that carry secrets (see hideQuerySecrets). A URL that parses is read as one; one that does not (or has no
  * host: `admin:pw@192.0.2.1/x`, a forgotten scheme) has everything from the first ":" after its scheme to its last
  * "@" hidden, as its password may hold "/", "?", "#" or "@" (over-hiding a message is harmless).
  */
@@ -58,15 +59,7 @@ export function loginExample(url: string, keepPath = true): string {
   return hideQuerySecrets(parsed.href);
 }
 
-/**
- * Query parameters that carry a password, key or session in many cameras' snapshot URLs (Reolink `password=`,
- * Foscam `pwd=`, Foscam clones `loginpas=`, others `auth=`, `token=`, `key=`, `sid=`, signed URLs
- * `X-Amz-Signature=`): their values are shown as *** in messages too.
- */
-const SECRET_PARAM =
-  /([?&;](?:pass|password|passwd|pwd|pw|psw|loginpas|loginpass|token|access_token|auth|auth_key|authorization|key|apikey|api_key|secret|sig|signature|x-amz-signature|x-amz-security-token|sid|session|sessionid)=)[^&#;]*/gi;
-
-/** Query parameters that carry a camera's password (`?usr=admin&pwd=…`): a subset of SECRET_PARAM. */
+/** Query parameters that carry a camera's password (`?usr=admin&pwd=…`): some of the names hideQuerySecrets hides. */
 const PASSWORD_PARAM = /[?&;](pass|password|passwd|pwd|pw|psw|loginpas|loginpass)=/i;
 
 /**
@@ -77,10 +70,6 @@ const PASSWORD_PARAM = /[?&;](pass|password|passwd|pwd|pw|psw|loginpas|loginpass
 export function queryPasswordParam(url: string): string | undefined {
   const own = url.split(' ', 1)[0]!.split('#', 1)[0]!;
   return PASSWORD_PARAM.exec(own)?.[1];
-}
-
-function hideQuerySecrets(url: string): string {
-  return url.replace(SECRET_PARAM, '$1***');
 }
 
 export function parseCameraUrl(cameraId: string, url: string): CameraUrl {

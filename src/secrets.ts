@@ -1,0 +1,25 @@
+// Names under which cameras and their web pages carry a password, key or session, and the hiding of their values in
+// messages and logs (a camera URL's query, the start of a text answer echoed in a message).
+
+/**
+ * Reolink `password=`, Foscam `pwd=`, Foscam clones `loginpas=`, others `auth=`, `token=`, `key=`, `sid=`, signed URLs
+ * `X-Amz-Signature=`; the same words name such values in a JSON error (`{"token":"…"}`).
+ */
+const SECRET_NAMES =
+  'pass|password|passwd|pwd|pw|psw|loginpas|loginpass|token|access_token|auth|auth_key|authorization|key|apikey|api_key|secret|sig|signature|x-amz-signature|x-amz-security-token|sid|session|sessionid';
+
+const SECRET_PARAM = new RegExp(`([?&;](?:${SECRET_NAMES})=)[^&#;]*`, 'gi');
+
+/** `url` with the values of its query parameters named in SECRET_NAMES shown as ***. */
+export function hideQuerySecrets(url: string): string {
+  return url.replace(SECRET_PARAM, '$1***');
+}
+
+// A name standing alone (not the end of "keyboard_key"), quoted or not, then ":" or "=", then its value up to the
+// next quote, separator or blank: `"token": "abc"`, `sid=abc`, `password: abc`.
+const SECRET_FIELD = new RegExp(`((?<![\\w-])["']?(?:${SECRET_NAMES})["']?\\s*[:=]\\s*["']?)[^"'&,;\\s}<]+`, 'gi');
+
+/** Text echoed in a message (the start of a JSON error or a page a camera sent): values of secret-named fields as ***. */
+export function hideTextSecrets(text: string): string {
+  return text.replace(SECRET_FIELD, '$1***');
+}
