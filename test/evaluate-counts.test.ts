@@ -71,6 +71,12 @@ describe('loadTruthFile', () => {
     expect(loadTruthFile(f)).toEqual({ lines: { a: { in: 1, out: 2 } } });
   });
 
+  it('reads a file saved with a byte-order mark, as the config is read', () => {
+    // Windows editors write one; before, it was "not valid JSON (Unexpected token '\ufeff', ...)".
+    const f = write(`\ufeff${JSON.stringify({ lines: { a: { in: 1, out: 2 } } })}`);
+    expect(loadTruthFile(f)).toEqual({ lines: { a: { in: 1, out: 2 } } });
+  });
+
   it('names the bad key', () => {
     expect(() => loadTruthFile(write(JSON.stringify({ lines: { a: { in: -1, out: 0 } } })))).toThrow(/lines\.a\.in: must be a non-negative integer/);
     expect(() => loadTruthFile(write(JSON.stringify({ lines: { a: { in: 1 } } })))).toThrow(/lines\.a\.out/);

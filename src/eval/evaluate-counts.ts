@@ -206,10 +206,12 @@ export function readTruthJson(path: string): unknown {
   } catch (err) {
     throw new ConfigError(`--truth ${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
   }
+  // A leading byte-order mark (Windows editors write one) is not JSON but says nothing wrong with the file, as for the config.
+  const json = text.startsWith('\ufeff') ? text.slice(1) : text;
   try {
-    return JSON.parse(text);
+    return JSON.parse(json);
   } catch (err) {
-    throw new ConfigError(`--truth ${path}: not valid JSON (${jsonErrorWhere((err as Error).message, text)}); fix the syntax`, { cause: err });
+    throw new ConfigError(`--truth ${path}: not valid JSON (${jsonErrorWhere((err as Error).message, json)}); fix the syntax`, { cause: err });
   }
 }
 
