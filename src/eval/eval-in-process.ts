@@ -10,6 +10,7 @@ import type { CameraConfig } from '../config/config-types.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
 import { boxAverageRgba, type DecodeScale } from '../decode/decode-scale.js';
+import { naturalCompare } from '../source/directory-source.js';
 
 export interface InProcessResult {
   frames: number;
@@ -19,7 +20,7 @@ export interface InProcessResult {
   avgMs: number;
 }
 
-/** Lists the JPEG files of a directory in name order; throws SourceError when there are none. */
+/** Lists the JPEG files of a directory in natural name order (frame2 before frame10, as replay and eval take them); throws SourceError when there are none. */
 export function listJpegs(framesDir: string): string[] {
   let names: string[];
   try {
@@ -27,7 +28,7 @@ export function listJpegs(framesDir: string): string[] {
   } catch (err) {
     throw new SourceError('TC_ERR_SOURCE_DIR', `--frames ${framesDir}: cannot read the directory (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
   }
-  const jpegs = names.filter((n) => /\.jpe?g$/i.test(n)).sort();
+  const jpegs = names.filter((n) => /\.jpe?g$/i.test(n)).sort(naturalCompare);
   if (jpegs.length === 0) throw new SourceError('TC_ERR_SOURCE_DIR', `--frames ${framesDir}: no .jpg files found; point it at a folder of JPEG snapshots`);
   return jpegs;
 }

@@ -26,7 +26,7 @@ const JPEG_NAME = /\.jpe?g$/i;
 // Natural order: digit runs compare by value. A fixed locale keeps the order the same on every machine;
 // the code-unit comparison breaks ties ("a01" vs "a1") deterministically.
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'variant' });
-function naturalCompare(a: string, b: string): number {
+export function naturalCompare(a: string, b: string): number {
   return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
