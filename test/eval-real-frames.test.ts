@@ -1,8 +1,9 @@
 // eval:real (node dist/src/eval/eval-real.js DIR) takes a clip's frames as replay and eval do.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { listJpegs } from '../dist/src/eval/eval-in-process.js';
+import { evalRealClips } from '../dist/src/eval/eval-real.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 it('lists frames in natural name order (frame2 before frame10), as replay and eval take them', () => {
@@ -11,4 +12,18 @@ it('lists frames in natural name order (frame2 before frame10), as replay and ev
   // Before, the clip was counted in code-unit order, f1, f10, f11, f2, f9: a folder named without zero padding
   // was scrambled in time (41.7% off at 1 fps on the freeway clip, against 0% for the same frames in eval).
   expect(listJpegs(dir)).toEqual(['f1.jpg', 'f2.jpg', 'f9.jpg', 'f10.jpg', 'f11.jpg']);
+});
+
+it('refuses a folder it cannot read, or one that holds no clips, saying what to give', async () => {
+  const dir = tempDir();
+  // Before: a stack trace ("Error: ENOENT: no such file or directory, scandir ..."), and for a folder with no
+  // clips, or a clip folder given itself, an empty table and exit code 0.
+  await expect(evalRealClips(join(dir, 'missing'))).rejects.toMatchObject({
+    code: 'TC_ERR_SOURCE_DIR',
+    message: expect.stringMatching(/missing: cannot read the folder \(ENOENT\); give a folder of clip folders/),
+  });
+  await expect(evalRealClips(dir)).rejects.toThrow(/no clip folders in it .*; give the folder that holds them/);
+  mkdirSync(join(dir, 'clip', 'frames'), { recursive: true });
+  writeFileSync(join(dir, 'clip', 'config.json'), '{}');
+  await expect(evalRealClips(join(dir, 'clip'))).rejects.toThrow(`it is a clip itself: give the folder it is in, ${dir}`);
 });

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfigFile } from '../config/validate-config.js';
-import { TrafficCounterError } from '../errors.js';
+import { SourceError, TrafficCounterError } from '../errors.js';
 import { countFramesInProcess } from './eval-in-process.js';
 import { matchWindowSec } from './match-crossings.js';
 import type { Direction } from '../analyze/analyzer-types.js';
@@ -47,9 +47,20 @@ export interface PhaseRow {
  * the README table; `phases` from every first frame, for clips whose truth lists its crossings.
  */
 export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[]; phases: PhaseRow[] }> {
-  const clips = readdirSync(dir)
-    .filter((n) => statSync(join(dir, n)).isDirectory() && existsSync(join(dir, n, 'config.json')))
-    .sort();
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    throw new SourceError('TC_ERR_SOURCE_DIR', `${dir}: cannot read the folder (${(err as NodeJS.ErrnoException).code ?? String(err)}); give a folder of clip folders (each with frames/, config.json and truth.json)`, { cause: err });
+  }
+  const clips = names.filter((n) => statSync(join(dir, n)).isDirectory() && existsSync(join(dir, n, 'config.json'))).sort();
+  if (clips.length === 0) {
+    const isClip = existsSync(join(dir, 'config.json'));
+    throw new SourceError(
+      'TC_ERR_SOURCE_DIR',
+      `${dir}: no clip folders in it (folders with frames/, config.json and truth.json); ${isClip ? `it is a clip itself: give the folder it is in, ${resolve(dir, '..')}` : 'give the folder that holds them'}`,
+    );
+  }
   const rows: RealEvalRow[] = [];
   const phases: PhaseRow[] = [];
   for (const clip of clips) {
