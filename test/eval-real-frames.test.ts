@@ -27,3 +27,18 @@ it('refuses a folder it cannot read, or one that holds no clips, saying what to 
   writeFileSync(join(dir, 'clip', 'config.json'), '{}');
   await expect(evalRealClips(join(dir, 'clip'))).rejects.toThrow(`it is a clip itself: give the folder it is in, ${dir}`);
 });
+
+it('names a frame that is not a JPEG, without a stack trace', async () => {
+  const dir = tempDir();
+  const clip = join(dir, 'clip');
+  mkdirSync(join(clip, 'frames'), { recursive: true });
+  const view = { roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] };
+  writeFileSync(join(clip, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', ...view }] }));
+  writeFileSync(join(clip, 'truth.json'), JSON.stringify({ lines: { l: { in: 0, out: 0 } } }));
+  writeFileSync(join(clip, 'frames', 'f1.jpg'), 'not a picture');
+  // Before: "eval-real: Error: SOI not found" and jpeg-js's stack, naming no file.
+  await expect(evalRealClips(dir)).rejects.toMatchObject({
+    code: 'TC_ERR_SOURCE_DIR',
+    message: `${join(clip, 'frames', 'f1.jpg')}: not a JPEG that can be decoded (SOI not found); every .jpg/.jpeg file in a clip's frames must be a JPEG image: replace or remove this one`,
+  });
+});

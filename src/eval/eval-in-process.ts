@@ -45,8 +45,15 @@ export async function countFramesInProcess(
   let frames = 0;
   // `first`: index of the first frame used, so every sampling phase of a lower frame rate can be tried.
   for (let k = opts.first ?? 0; k < files.length; k += opts.every) {
-    const bytes = readFileSync(join(framesDir, files[k]!));
-    const full = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 512 });
+    const file = join(framesDir, files[k]!);
+    const bytes = readFileSync(file);
+    const decode = () => jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 512 });
+    let full: ReturnType<typeof decode>;
+    try {
+      full = decode();
+    } catch (err) {
+      throw new SourceError('TC_ERR_SOURCE_DIR', `${file}: not a JPEG that can be decoded (${err instanceof Error ? err.message : String(err)}); every .jpg/.jpeg file in a clip's frames must be a JPEG image: replace or remove this one`, { cause: err });
+    }
     const img = boxAverageRgba({ width: full.width, height: full.height, data: full.data, scale: 1 }, opts.decodeScale ?? 1);
     events.push(...analyzer.process({ width: img.width, height: img.height, scale: img.scale, data: img.data, timeMs: startMs + Math.round((k * 1000) / opts.fps) }));
     frames++;
