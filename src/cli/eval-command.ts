@@ -8,7 +8,7 @@ import { replayDirectory } from '../replay/replay-directory.js';
 import { checkTruthLines, evaluateCounts, evaluateCrossings, formatCrossingTable, formatEvalTable, readTruthJson, truthEvents, validateTruth } from '../eval/evaluate-counts.js';
 import { matchWindowSec } from '../eval/match-crossings.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
-import { UsageError } from '../errors.js';
+import { SourceError, UsageError } from '../errors.js';
 import { describeFrameSizeOptions } from '../analyze/analyzer-options.js';
 
 const HELP = `Usage: traffic-counter eval --config FILE --frames DIR --truth FILE [--fps N] [--every K] [--json]
@@ -64,6 +64,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
     onFrameSkipped: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
     onNote: (msg) => process.stderr.write(`traffic-counter: note: ${msg}\n`),
   });
+  const skipped = `${result.decodeErrors ? `, ${result.decodeErrors} rejected` : ''}${result.unreadable ? `, ${result.unreadable} unreadable` : ''}`;
+  // Every frame refused (too large for maxMegapixels, not JPEGs): a score of counts never made says nothing.
+  if (result.frames === 0) {
+    throw new SourceError('TC_ERR_SOURCE_DIR', `eval: no frame of --frames ${values.frames} could be analysed (0 frames${skipped}; see the messages above), so there is nothing to score; fix or replace the frames, or the config key those messages name`);
+  }
   const report = evaluateCounts({ lines: result.cameras[0]!.lines }, truth);
   // Frame k (from 0) is at k / fps s, as the truth's event times are (see DirectorySource).
   const crossings = events
@@ -73,7 +78,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   for (const w of cam.warnings) process.stderr.write(`traffic-counter: warning: ${w}\n`);
   if (values.json) process.stdout.write(`${JSON.stringify({ frames: result.frames, ...report, ...(crossings ? { crossings } : {}), lineReach: cam.lineReach, scale: cam.scale })}\n`);
   else {
-    process.stdout.write(`${formatEvalTable(report)}\n${crossings ? `\n${formatCrossingTable(crossings)}\n` : ''}${result.frames} frames, ${describeFrameSizeOptions(cam.scale)}\n`);
+    process.stdout.write(`${formatEvalTable(report)}\n${crossings ? `\n${formatCrossingTable(crossings)}\n` : ''}${result.frames} frames${skipped}, ${describeFrameSizeOptions(cam.scale)}\n`);
   }
   return 0;
 }
