@@ -221,6 +221,18 @@ describe('config validation', () => {
     }
   });
 
+  it('a JSON error that V8 gives with the text around it says where, in one line, without quoting the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-config-'));
+    dirs.push(dir);
+    const file = join(dir, 'c.json');
+    // A URL left unquoted. Before: 'not valid JSON (Unexpected token 'h', ..."   "url": http://a:h"... is not valid
+    // JSON)', the file's text (the start of the password too) over two lines, and no line or column.
+    writeFileSync(file, '{\n  "cameras": [\n    {\n      "id": "c",\n      "url": http://a:hunter2@192.0.2.10/snapshot.jpg,\n      "roi": []\n    }\n  ]\n}\n');
+    expect(errorOf(() => loadConfigFile(file)).message).toBe(`--config ${file}: not valid JSON (Unexpected token 'h' at line 5, column 14); fix the syntax`);
+    writeFileSync(file, '{\n  "cameras": [\n    {\n      "id": "c",\n      "roi": [}\n    }\n  ]\n}\n');
+    expect(errorOf(() => loadConfigFile(file)).message).toBe(`--config ${file}: not valid JSON (Unexpected token '}' at line 5, column 15); fix the syntax`);
+  });
+
   it('does not need a url for replay', () => {
     expect(validateConfig({ cameras: [camera({ url: undefined })] }, { requireUrl: false }).cameras[0]!.url).toBeUndefined();
   });

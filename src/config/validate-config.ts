@@ -405,11 +405,24 @@ export const STAND_IN_VIEW = {
  * hundred lines) given as the line and column an editor shows.
  */
 export function jsonErrorWhere(message: string, text: string): string {
-  return message.replace(/at position (\d+)(?: \(line \d+ column \d+\))?/, (whole, pos: string) => {
-    const n = Number(pos);
-    if (!(n <= text.length)) return whole;
+  const lineColumn = (n: number): string => {
     const before = text.slice(0, n).split('\n');
     return `at line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+  };
+  // "Unexpected token '}', ..."lines": [}\n  "... is not valid JSON": V8 quotes the text around the token (up to 10
+  // characters either side, "..." where it cut), line ends and all, and gives no position. The quote is left out (a
+  // config's may hold part of a camera's password), and the token placed where the quoted text is found.
+  const quoted = /^(Unexpected token '([\s\S]+?)'), (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/.exec(message);
+  if (quoted) {
+    const [, head, token, cutBefore, context, cutAfter] = quoted as unknown as [string, string, string, string | undefined, string, string | undefined];
+    const at = text.indexOf(context);
+    const n = cutBefore ? at + 10 : cutAfter ? at + context.length - 10 : -1;
+    const found = at >= 0 && text.indexOf(context, at + 1) < 0 && n >= 0 && text.startsWith(token, n);
+    return found ? `${head} ${lineColumn(n)}` : head;
+  }
+  return message.replace(/at position (\d+)(?: \(line \d+ column \d+\))?/, (whole, pos: string) => {
+    const n = Number(pos);
+    return n <= text.length ? lineColumn(n) : whole;
   });
 }
 
@@ -428,7 +441,7 @@ export function loadConfigFile(file: string, opts: ValidateOptions = { requireUr
     raw = JSON.parse(json);
   } catch (err) {
     // Newer V8 quotes the text around the error, which may be part of a camera's password: left out.
-    const why = jsonErrorWhere((err as Error).message.replace(/,? "[\s\S]*" is not valid JSON$/, ''), json);
+    const why = jsonErrorWhere((err as Error).message, json);
     throw new ConfigError(`--config ${file}: not valid JSON (${why}); fix the syntax`, { cause: err });
   }
   try {
