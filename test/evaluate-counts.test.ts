@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkTruthLines, evaluateCounts, formatEvalTable, loadTruthFile } from '../dist/src/eval/evaluate-counts.js';
+import { checkTruthLines, evaluateCounts, formatEvalTable, loadTruthFile, truthEvents } from '../dist/src/eval/evaluate-counts.js';
 
 describe('evaluateCounts', () => {
   it('reports per line and direction, and the weighted absolute % error', () => {
@@ -53,6 +53,17 @@ describe('checkTruthLines', () => {
   it('names every truth line the camera lacks, and the ones it has', () => {
     expect(() => checkTruthLines({ lines: { a: { in: 1, out: 0 }, x: { in: 0, out: 0 }, y: { in: 2, out: 2 } } }, ['a', 'b'], 'truth.json', 'config.json'))
       .toThrow('truth.json: lines "x", "y" not in config.json, whose lines are "a", "b"');
+  });
+});
+
+describe('truthEvents', () => {
+  it('warns when the totals lack a config line that the events list crossings of', () => {
+    // Before: no word, and the line's counts were scored against 0 ("0.0%" with 24 crossings listed).
+    const raw = { lines: { a: { in: 1, out: 0 } }, events: [{ t: 1, line: 'a', direction: 'in' }, { t: 2, line: 'b', direction: 'out' }, { t: 3, line: 'b', direction: 'in' }] };
+    const warnings: string[] = [];
+    const events = truthEvents({ lines: { a: { in: 1, out: 0 } } }, raw, 'truth.json', ['a', 'b', 'c'], (m) => warnings.push(m));
+    expect(events).toHaveLength(3);
+    expect(warnings).toEqual(['truth.json: lines has no "b", so its counts are scored against 0, but events list 2 crossings of it; add "b": {"in": N, "out": N} to lines']);
   });
 });
 

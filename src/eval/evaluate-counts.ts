@@ -248,5 +248,11 @@ export function truthEvents(truth: TruthFile, raw: unknown, source: string, line
       if (listed !== want[dir]) warn(`${source}: lines.${id}.${dir} is ${want[dir]}, but events list ${listed} such crossings; the totals are scored as given, the crossings one by one as listed`);
     }
   }
+  // A config line the totals lack is scored against 0: the crossings listed for it say otherwise.
+  for (const id of lineIds) {
+    if (Object.hasOwn(truth.lines, id)) continue;
+    const listed = out.filter((e) => e.line === id).length;
+    if (listed > 0) warn(`${source}: lines has no ${JSON.stringify(id)}, so its counts are scored against 0, but events list ${listed} crossings of it; add "${id}": {"in": N, "out": N} to lines`);
+  }
   return out;
 }
