@@ -34,3 +34,17 @@ test('eval says how many frames were rejected, as replay does', async () => {
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toMatch(/^2 frames, 1 rejected, analysed at /m);
 }, 30_000);
+
+test('eval warns of listed crossings timed outside the frames, which can pair with no count', async () => {
+  const good = jpeg.encode({ data: new Uint8Array(64 * 48 * 4).fill(120), width: 64, height: 48 }, 90).data;
+  const { dir, args } = setUp({ 'f1.jpg': good, 'f2.jpg': good, 'f3.jpg': good });
+  // Three frames at 2 fps span 0 to 1 s; an event at frame number 5, or at 1000 (ms), is outside them.
+  const truth = { lines: { l: { in: 3, out: 0 } }, events: [{ t: 1, line: 'l', direction: 'in' }, { t: 5, line: 'l', direction: 'in' }, { t: 1000, line: 'l', direction: 'in' }] };
+  writeFileSync(join(dir, 'truth.json'), JSON.stringify(truth));
+  // Before: no word; every such crossing "missed", recall 0.
+  const r = await runCli(args);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toContain(`warning: --truth ${join(dir, 'truth.json')}: 2 of the 3 events are timed outside the frames (0 to 1.0 s at --fps 2), the first events[1] at 5 s, and can pair with no count; "t" is seconds from the first frame`);
+  writeFileSync(join(dir, 'truth.json'), JSON.stringify({ ...truth, lines: { l: { in: 1, out: 0 } }, events: truth.events.slice(0, 1) }));
+  expect((await runCli(args)).stderr).not.toContain('timed outside');
+}, 30_000);

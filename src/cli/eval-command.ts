@@ -69,6 +69,19 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (result.frames === 0) {
     throw new SourceError('TC_ERR_SOURCE_DIR', `eval: no frame of --frames ${values.frames} could be analysed (0 frames${skipped}; see the messages above), so there is nothing to score; fix or replace the frames, or the config key those messages name`);
   }
+  if (events) {
+    // Times in ms or in frame numbers pair with nothing: every crossing missed and every count extra, unexplained.
+    const window = matchWindowSec(fps / every);
+    const lastSec = ((result.frames + result.decodeErrors + result.unreadable) * every - 1) / fps;
+    const outside = events.map((e, i) => [e.t, i] as const).filter(([t]) => t < -window || t > lastSec + window);
+    if (outside.length > 0) {
+      const [t, i] = outside[0]!;
+      process.stderr.write(
+        `traffic-counter: warning: --truth ${values.truth}: ${outside.length} of the ${events.length} events are timed outside the frames (0 to ${lastSec.toFixed(1)} s at --fps ${fps}), ` +
+          `the first events[${i}] at ${t} s, and can pair with no count; "t" is seconds from the first frame (not milliseconds or a frame number), and --fps the rate the frames were taken at\n`,
+      );
+    }
+  }
   const report = evaluateCounts({ lines: result.cameras[0]!.lines }, truth);
   // Frame k (from 0) is at k / fps s, as the truth's event times are (see DirectorySource).
   const crossings = events
