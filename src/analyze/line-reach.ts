@@ -39,7 +39,8 @@ function naming(cameraId: string, r: LineReach): { at: string; fps: string } {
  */
 export function lineReachWarning(cameraId: string, r: LineReach, tracks: { made: number; linked: number }): string | undefined {
   const { at, fps } = naming(cameraId, r);
-  if (r.samples === 0) return `${at}: the line lies outside the ROI; draw the ROI over it`;
+  // The config refuses a line wholly outside the ROI, but takes one along its edge, or crossing only a sliver of it.
+  if (r.samples === 0) return `${at}: none of the nine points measured along the line lies inside the ROI: it runs along the ROI's edge, or crosses only a sliver of it, where vehicles are hardly seen on both sides of it; draw the ROI over the line, reaching past it on both sides`;
   const once = r.seenOnlyOnLine, on = r.vehiclesOnLine;
   if (on >= REACH_MIN_ON_LINE && once >= REACH_MIN_ONLY_ON_LINE && once > REACH_MAX_ONLY_ON_LINE * on) {
     return (
