@@ -54,6 +54,20 @@ describe('reverse-clip', () => {
     expect(JSON.parse(readFileSync(join(out, 'truth.json'), 'utf8'))).toEqual({ lines: { l: { in: 0, out: 3 } }, events: [{ t: 0.9, line: 'l', direction: 'out' }] });
   });
 
+  it('reverses frames named without zero padding in the order eval reads them (f2 before f10)', () => {
+    const dir = tempDir();
+    const src = join(dir, 'clip');
+    mkdirSync(join(src, 'frames'), { recursive: true });
+    const names = ['f1.jpg', 'f2.jpg', 'f10.jpg'];
+    names.forEach((n, i) => writeFileSync(join(src, 'frames', n), `frame ${i}`));
+    writeFileSync(join(src, 'config.json'), '{"cameras":[]}');
+    writeFileSync(join(src, 'truth.json'), JSON.stringify({ lines: { l: { in: 0, out: 0 } } }));
+    const out = join(dir, 'rev');
+    execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', src, out]);
+    // Before: reversed in code-unit order (f1, f10, f2), so f1 held frame 1, f2 frame 0 and f10 frame 2 (its own).
+    expect(names.map((n) => readFileSync(join(out, 'frames', n), 'utf8'))).toEqual(['frame 2', 'frame 1', 'frame 0']);
+  });
+
   it('a simulated road played backwards is counted as the other way round, crossing by crossing', async () => {
     const dir = tempDir();
     await renderClip({ dir: join(dir, 'clip'), seed: 3, fps: 2, durationSec: 40 });

@@ -10,6 +10,7 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { naturalCompare } from '../source/directory-source.js';
 
 interface TruthDoc {
   lines: Record<string, { in: number; out: number }>;
@@ -45,7 +46,8 @@ function main(argv: readonly string[]): void {
     process.stderr.write('usage: node dist/src/eval/reverse-clip.js SRC_CLIP DST_CLIP [--fps N (the clip\'s frame rate, default 5)]\n');
     process.exit(2);
   }
-  const names = readdirSync(join(src, 'frames')).filter((n) => /\.jpe?g$/i.test(n)).sort();
+  // In natural order (frame2 before frame10), as eval and replay read the clip back.
+  const names = readdirSync(join(src, 'frames')).filter((n) => /\.jpe?g$/i.test(n)).sort(naturalCompare);
   if (names.length === 0) {
     process.stderr.write(`${src}/frames: no .jpg files found; point SRC_CLIP at a clip folder (frames/, config.json, truth.json)\n`);
     process.exit(2);
