@@ -76,7 +76,8 @@ export function checkFrameContainsRoi(geom: RoiGeometry, frameWidth: number, fra
     const at = frameScale > 1 ? ` at decode scale ${frameScale} (${frameWidth * frameScale}x${frameHeight * frameScale} full-resolution pixels)` : '';
     throw new ConfigError(
       `${path}.roi: reaches (${needW}, ${needH}) but the decoded frame is only ${frameWidth}x${frameHeight}${at}; ` +
-        'ROI and line coordinates are pixels of the full-size frame: redraw them on a frame of this camera',
+        'ROI and line coordinates are pixels of the full-size frame: redraw them on a frame of this camera, or, when they ' +
+        `were drawn on a frame of the same shape at another size (a camera's other stream), set ${path}.drawnOn to that frame's [width, height]; they are then scaled to fit (README, "Frame size")`,
     );
   }
 }
