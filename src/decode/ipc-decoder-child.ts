@@ -39,7 +39,10 @@ let chain = Promise.resolve();
 process.on('message', (msg: IpcToChild) => {
   chain = chain.then(() => handle(msg)).catch((err) => {
     // The daemon gone (its pipe closed while a frame was on the way back): nothing to say, and nobody to say it to.
-    if (!process.connected) process.exit(0);
+    // The write can fail (EPIPE) before this process has read the pipe's end and marked itself disconnected, as when
+    // a second Ctrl-C stops the daemon at once with this frame still being decoded.
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (!process.connected || code === 'EPIPE' || code === 'ECONNRESET' || code === 'ERR_IPC_CHANNEL_CLOSED') process.exit(0);
     process.stderr.write(`decoder child: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
   });
