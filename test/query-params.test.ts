@@ -80,6 +80,17 @@ test('a date written without dashes (20261207) is refused with the date to give,
   expect(errorOf({ bucket: 'hour', to: '20261307' }, 'http').message).toMatch(/^to: 20261307 .* 2026-13-07 is no date;/);
   // Small numbers are still epoch milliseconds (0: since the epoch).
   expect(parseQueryParams({ bucket: 'hour', from: '0' }, 'cli').fromMs).toBe(0);
+  expect(parseQueryParams({ bucket: 'hour', from: '1969' }, 'cli').fromMs).toBe(1969);
+});
+
+test('a year alone (2026) is refused with the date to give, not read as ms in January 1970', () => {
+  // --from 2026 --to 2027 answered no rows, and --from 2026 every row since 1970.
+  expect(errorOf({ bucket: 'day', from: '2026' }, 'cli').message).toBe(
+    '--from: 2026 as epoch milliseconds is 1970-01-01T00:00:02.026Z; for the year give 2026-01-01 (midnight UTC), or an ISO 8601 time',
+  );
+  expect(errorOf({ bucket: 'day', from: '2026-01-01', to: '2027', tz: 'Europe/Berlin' }, 'http').message).toBe(
+    'to: 2027 as epoch milliseconds is 1970-01-01T00:00:02.027Z; for the year give 2027-01-01 (midnight Europe/Berlin time), or an ISO 8601 time',
+  );
 });
 
 test('ISO 8601 basic form with a time (20261207T080000Z) is read as the extended form, with or without seconds and zone', () => {

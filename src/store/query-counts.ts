@@ -229,6 +229,13 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
           : `${name(key)}: ${asMs}, and as a date without dashes ${date} is no date; give a date as YYYY-MM-DD (2024-05-01, midnight ${where}), or an ISO 8601 time`,
       );
     }
+    // A year alone (ISO 8601's reduced precision, 2026) would be 2,026 ms into 1970: --from 2026 --to 2027 answered
+    // nothing, --from 2026 every year before too. Refused, with the date to give.
+    if (/^\d{4}$/.test(v) && Number(v) >= 1970) {
+      throw new QueryError(
+        `${name(key)}: ${v} as epoch milliseconds is ${new Date(ms!).toISOString()}; for the year give ${v}-01-01 (midnight ${where}), or an ISO 8601 time`,
+      );
+    }
     if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
       throw new QueryError(
         `${name(key)}: must be an ISO 8601 time (2024-05-01T08:00:00Z; no zone means ${where}), a date (2024-05-01, midnight ${where}) or epoch milliseconds; got ${echo(v)}`,
