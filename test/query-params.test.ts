@@ -127,6 +127,15 @@ test('valid parameters are returned with defaults: table on the CLI, json over H
   expect(parseQueryParams({ bucket: 'day', camera: '', from: '' }, 'http')).toEqual({ bucket: 'day', format: 'json', byClass: false, timeZone: 'UTC' });
 });
 
+test('an empty value on the command line (a shell variable not set) is refused by name, not read as no filter', () => {
+  // `query --camera "$CAM" --from "$FROM"` with both unset printed every camera's counts since the first.
+  for (const key of ['camera', 'line', 'from', 'to', 'tz', 'format']) {
+    expect(errorOf({ bucket: 'day', [key]: '' }, 'cli')).toEqual(
+      expect.objectContaining({ code: 'TC_ERR_QUERY', message: `--${key}: given empty; give a value, or leave --${key} out` }),
+    );
+  }
+});
+
 test('byClass takes 1, true, 0 or false over HTTP, and anything else is refused by name', () => {
   expect(parseQueryParams({ bucket: 'day', byClass: '1' }, 'http').byClass).toBe(true);
   expect(parseQueryParams({ bucket: 'day', byClass: 'true' }, 'http').byClass).toBe(true);
