@@ -31,6 +31,9 @@ describe('run refuses flags that would be ignored', () => {
     ['--decoders 0 with a config whose channel is ipc', (f: string) => ['--config', f, '--decoders', '0'], /needs the zeromq channel, but the channel is ipc \(--config \S+config\.json, or the default\)/],
     ['--channel zeromq --decoders 0 without a tcp:// endpoint, simulator', () => ['--channel', 'zeromq', '--decoders', '0'], /--decoders: 0 local decoders needs a zeromqEndpoint "tcp:\/\/HOST:PORT"/],
     ['--channel zeromq --decoders 0 without a tcp:// endpoint, --camera (not after the probe)', () => ['--camera', 'http://127.0.0.1:9/x.jpg', '--channel', 'zeromq', '--decoders', '0'], /--decoders: 0 local decoders needs a zeromqEndpoint "tcp:\/\/HOST:PORT"/],
+    // A shell variable not set (`--config "$CONFIG"`): it started the simulator and counted it into the database.
+    ['an empty --config', () => ['--config', ''], /run: --config given empty; give the config file, or leave --config out to count the built-in simulator/],
+    ['an empty --camera', () => ['--camera', ''], /run: --camera given empty; give the camera's snapshot or MJPEG URL, or leave --camera out/],
     ['--decoder with --decoders 0', () => ['--channel', 'zeromq', '--zeromq-endpoint', 'tcp://127.0.0.1:0', '--decoders', '0', '--decoder', 'sharp'], /run: --decoder sharp picks the local decoders' library, but --decoders 0 runs none .*drop --decoder, or give --decoders 1 or more/],
   ])('%s', async (_name, args, message) => {
     const dir = tempDir();

@@ -77,6 +77,13 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  // An empty value (a shell variable not set: `run --config "$CONFIG"`) read as none started the simulator and
+  // counted it into the database as if it were the camera: refused instead.
+  for (const flag of ['config', 'camera'] as const) {
+    if (values[flag] === '') {
+      throw new UsageError(`run: --${flag} given empty; give the ${flag === 'config' ? 'config file' : "camera's snapshot or MJPEG URL"}, or leave --${flag} out to count the built-in simulator`);
+    }
+  }
   if (values.config && values.camera) throw new UsageError('run: give either --config FILE or --camera URL, not both');
   // Every flag value is checked before anything starts (the simulator, the decoders, the database).
   const duration = numberFlag('duration', values.duration, 0, { min: 0, unit: 'seconds', note: '0 = run until interrupted' });
