@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { startHttpServer } from '../dist/src/server/index.js';
-import { runCli } from './helpers/run-cli.js';
+import { runCli, startCli } from './helpers/run-cli.js';
 import { takenPort } from './helpers/taken-port.js';
 import { tempDir } from './helpers/temp-dir.js';
 
@@ -18,6 +18,16 @@ test('camera-sim --host names the host, not the port, when it is not an address 
     `traffic-counter: camera-sim: --host ${FOREIGN_HOST}: cannot listen on this address (EADDRNOTAVAIL); give an address of this machine, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface) [TC_ERR_CONFIG]\n`,
   );
 });
+
+test('camera-sim --host "" (a shell variable not set) is refused, not taken as every interface', async () => {
+  const cli = startCli(['camera-sim', '--host', '']);
+  // It used to listen on http://[::]:PORT, every interface, until stopped.
+  const timer = setTimeout(() => cli.proc.kill('SIGINT'), 10_000);
+  const r = await cli.done;
+  clearTimeout(timer);
+  expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
+  expect(r.stderr).toContain('camera-sim: --host given empty; give an address to bind, e.g. 127.0.0.1');
+}, 20_000);
 
 test('camera-sim --port names the port when it is taken', async () => {
   const port = await takenPort();

@@ -34,6 +34,8 @@ export async function cameraSimCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  // An empty --host (a shell variable not set) made the server listen on every interface, not loopback.
+  if (values.host === '') throw new UsageError(`camera-sim: --host given empty; give an address to bind, e.g. 127.0.0.1 (this machine only, the default) or 0.0.0.0, or leave --host out`);
   const scenario = values.scenario ?? 'default';
   if (!(SCENARIOS as readonly string[]).includes(scenario)) {
     throw new UsageError(`--scenario: must be one of ${SCENARIOS.join(', ')}; got "${scenario}"`);
