@@ -370,3 +370,10 @@ test('a local decoder restarted after the key file was replaced keeps the key it
   const out = await ch.next();
   expect(out?.kind === 'frame' && sha1(out.frame.data)).toBe(small.sha1);
 });
+
+test('`zeromq-key ""` (a shell variable not set) asks for a FILE, not blaming a folder that exists', async () => {
+  const r = await runCli(['zeromq-key', '']);
+  expect(r.code).toBe(2);
+  // It said: ": cannot create the file: the directory /tmp does not exist; create it first" (the cwd's parent).
+  expect(r.stderr).toBe(`traffic-counter: zeromq-key: give one FILE to write the key pair to, got ""; see 'traffic-counter zeromq-key --help' [TC_ERR_USAGE]\n`);
+});

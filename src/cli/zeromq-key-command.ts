@@ -19,7 +19,8 @@ export async function zeromqKeyCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const [file, ...rest] = argv;
-  if (file === undefined || file.startsWith('-') || rest.length > 0) {
+  // An empty FILE (a shell variable not set) was blamed on its folder: "the directory /tmp does not exist".
+  if (file === undefined || file === '' || file.startsWith('-') || rest.length > 0) {
     throw new UsageError(`zeromq-key: give one FILE to write the key pair to, got ${argv.length === 0 ? 'none' : JSON.stringify(argv.join(' '))}; see 'traffic-counter zeromq-key --help'`);
   }
   await writeZeromqKeyFile(file);
