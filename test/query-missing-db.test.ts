@@ -13,3 +13,13 @@ test('a missing database file is a query error naming the file, and the file is 
   expect(() => queryCounts(file, params)).toThrow(expect.objectContaining({ code: 'TC_ERR_QUERY', message: expect.stringMatching(/counts\.db.*run the daemon/) }));
   expect(fs.readdirSync(dir)).toEqual([]);
 });
+
+test('query --db "" (a shell variable not set) names --db, not an empty path', async () => {
+  const { runCli } = await import('./helpers/run-cli.js');
+  const r = await runCli(['query', '--db', '', '--bucket', 'hour']);
+  // It said "traffic-counter: : no count database at this path; … or pass the right --db".
+  expect({ code: r.code, stderr: r.stderr }).toEqual({
+    code: 2,
+    stderr: 'traffic-counter: --db: given empty; give the database file the daemon writes (--db), or leave --db out for ./data/counts.db [TC_ERR_QUERY]\n',
+  });
+});

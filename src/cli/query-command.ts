@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { parseCliArgs } from './parse-cli-args.js';
 import { queryCounts } from '../store/count-reader.js';
 import { parseQueryParams } from '../store/query-counts.js';
+import { QueryError } from '../errors.js';
 import { formatCountsPieces } from '../store/format-counts.js';
 
 const HELP = `Usage: traffic-counter query --db FILE --bucket minute|15min|hour|day [options]
@@ -49,6 +50,8 @@ export async function queryCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  // An empty --db (a shell variable not set) was reported as "traffic-counter: : no count database at this path".
+  if (values.db === '') throw new QueryError(`--db: given empty; give the database file the daemon writes (--db), or leave --db out for ./data/counts.db`);
   const params = parseQueryParams(
     {
       bucket: values.bucket, camera: values.camera, line: values.line, from: values.from, to: values.to, format: values.format,
