@@ -34,6 +34,9 @@ describe('run refuses flags that would be ignored', () => {
     // A shell variable not set (`--config "$CONFIG"`): it started the simulator and counted it into the database.
     ['an empty --config', () => ['--config', ''], /run: --config given empty; give the config file, or leave --config out to count the built-in simulator/],
     ['an empty --camera', () => ['--camera', ''], /run: --camera given empty; give the camera's snapshot or MJPEG URL, or leave --camera out/],
+    // An empty --zeromq-key-file left the tcp:// link unencrypted, without a word.
+    ['an empty --zeromq-key-file', () => ['--channel', 'zeromq', '--zeromq-endpoint', 'tcp://127.0.0.1:0', '--zeromq-key-file', ''], /run: --zeromq-key-file given empty; give the key file written by `traffic-counter zeromq-key FILE`, or leave --zeromq-key-file out/],
+    ['an empty --zeromq-endpoint', () => ['--channel', 'zeromq', '--zeromq-endpoint', ''], /run: --zeromq-endpoint given empty; give ipc:\/\/PATH or tcp:\/\/HOST:PORT/],
     ['--decoder with --decoders 0', () => ['--channel', 'zeromq', '--zeromq-endpoint', 'tcp://127.0.0.1:0', '--decoders', '0', '--decoder', 'sharp'], /run: --decoder sharp picks the local decoders' library, but --decoders 0 runs none .*drop --decoder, or give --decoders 1 or more/],
   ])('%s', async (_name, args, message) => {
     const dir = tempDir();

@@ -79,10 +79,15 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   // An empty value (a shell variable not set: `run --config "$CONFIG"`) read as none started the simulator and
   // counted it into the database as if it were the camera: refused instead.
-  for (const flag of ['config', 'camera'] as const) {
-    if (values[flag] === '') {
-      throw new UsageError(`run: --${flag} given empty; give the ${flag === 'config' ? 'config file' : "camera's snapshot or MJPEG URL"}, or leave --${flag} out to count the built-in simulator`);
-    }
+  // So was an empty --zeromq-key-file: the link went unencrypted, without a word.
+  const emptyHints = {
+    config: 'the config file, or leave --config out to count the built-in simulator',
+    camera: "the camera's snapshot or MJPEG URL, or leave --camera out to count the built-in simulator",
+    'zeromq-key-file': 'the key file written by `traffic-counter zeromq-key FILE`, or leave --zeromq-key-file out',
+    'zeromq-endpoint': 'ipc://PATH or tcp://HOST:PORT, or leave --zeromq-endpoint out for a private ipc:// socket',
+  } as const;
+  for (const flag of Object.keys(emptyHints) as (keyof typeof emptyHints)[]) {
+    if (values[flag] === '') throw new UsageError(`run: --${flag} given empty; give ${emptyHints[flag]}`);
   }
   if (values.config && values.camera) throw new UsageError('run: give either --config FILE or --camera URL, not both');
   // Every flag value is checked before anything starts (the simulator, the decoders, the database).
