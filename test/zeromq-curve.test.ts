@@ -377,3 +377,12 @@ test('`zeromq-key ""` (a shell variable not set) asks for a FILE, not blaming a 
   // It said: ": cannot create the file: the directory /tmp does not exist; create it first" (the cwd's parent).
   expect(r.stderr).toBe(`traffic-counter: zeromq-key: give one FILE to write the key pair to, got ""; see 'traffic-counter zeromq-key --help' [TC_ERR_USAGE]\n`);
 });
+
+test('`decoder --key-file ""` (a shell variable not set) names the flag, not an empty file name', async () => {
+  const r = await runCli(['decoder', '--connect', 'tcp://127.0.0.1:9', '--key-file', '']);
+  // It said: "--key-file : no such file; create it with `traffic-counter zeromq-key ` and give a copy …".
+  expect({ code: r.code, stderr: r.stderr }).toEqual({
+    code: 2,
+    stderr: "traffic-counter: decoder: --key-file given empty; give a copy of the daemon's zeromqKeyFile, or leave --key-file out for a link without a key [TC_ERR_USAGE]\n",
+  });
+});

@@ -33,6 +33,8 @@ export async function decoderCommand(argv: string[]): Promise<number> {
   const decoder = values.decoder ?? 'jpeg-js';
   if (!isDecoderName(decoder)) throw new UsageError(`--decoder: must be one of ${DECODERS.join(', ')}, got "${decoder}"`);
   const keyFile = values['key-file'];
+  // An empty one (a shell variable not set) read "--key-file : no such file; create it with `traffic-counter zeromq-key `".
+  if (keyFile === '') throw new UsageError(`decoder: --key-file given empty; give a copy of the daemon's zeromqKeyFile, or leave --key-file out for a link without a key`);
   const pair = keyFile === undefined ? undefined : readZeromqKeyFile(keyFile, '--key-file');
   const ac = new AbortController();
   process.once('SIGINT', () => ac.abort());
