@@ -91,7 +91,8 @@ export class SharedMemoryChannel implements FrameChannel {
       pixels: this.#ring.pixelBuffer,
       slotCount: this.#ring.slotCount,
       slotBytes: this.#ring.slotBytes,
-      slotHint: `raise the shared channel's maxFrameWidth/maxFrameHeight (now ${this.#opts.maxFrameWidth}x${this.#opts.maxFrameHeight}) or use --channel ipc`,
+      // The slot size is not a setting (neither the config nor the command line has one): the fix is another channel.
+      slotHint: `the shared channel takes frames of up to ${(this.#opts.maxFrameWidth * this.#opts.maxFrameHeight).toLocaleString('en-US')} pixels (${this.#opts.maxFrameWidth}x${this.#opts.maxFrameHeight}); count this camera over the ipc or zeromq channel ("channel" in the config, --channel ipc)`,
       decoder: this.#opts.decoder,
     };
     const pool = new Piscina<SharedDecodeTask, void>({
