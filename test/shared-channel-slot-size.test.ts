@@ -55,3 +55,25 @@ test('at decodeScale 4 the slots hold quarter-size frames: a 640x360 JPEG fits a
   expect(ch.sharedBytes % (160 * 90 * 4)).toBe(0);
   expect(ch.sharedBytes).toBeLessThan(640 * 360 * 4);
 });
+
+test('a frame over maxMegapixels is refused for its megapixels, not for the slot size', async () => {
+  // A header claiming 65000x65000 (or a 3840x2160 camera under the default 4 MP) was told it did not fit the slot and
+  // to use another channel, where the megapixel limit then refused it: the limit to raise, or a corrupt header, first.
+  const ch = new SharedMemoryChannel({ maxInFlight: 2, decoders: 1, decoder: 'jpeg-js', maxFrameWidth: 320, maxFrameHeight: 180 });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  const jpeg = new Uint8Array(makeJpeg(640, 360, 4).jpeg);
+  for (let i = 2; i + 9 < jpeg.length; i++) {
+    if (jpeg[i] === 0xff && jpeg[i + 1] === 0xc0) {
+      new DataView(jpeg.buffer).setUint16(i + 5, 65000);
+      new DataView(jpeg.buffer).setUint16(i + 7, 65000);
+      break;
+    }
+  }
+  ch.submit({ cameraId: 'cam', seq: 0, capturedAt: 0, jpeg }, LIMITS);
+  const out = await ch.next();
+  expect(out?.kind === 'error' && [out.failure.code, out.failure.message]).toEqual([
+    'TC_ERR_DECODE_TOO_LARGE',
+    expect.stringMatching(/65000x65000 \(4225\.0 MP\), over the limit of 4 MP/),
+  ]);
+});

@@ -2,7 +2,7 @@
 // ring and signals the analyzer with Atomics; the task's own return value carries nothing.
 
 import { threadId, workerData } from 'node:worker_threads';
-import { createDecoder, type JpegDecoder } from './decode-jpeg.js';
+import { createDecoder, overMegapixels, type JpegDecoder } from './decode-jpeg.js';
 import { decodeToFrame, frameName } from './decode-to-frame.js';
 import { scaledSize } from './decode-scale.js';
 import { inspectJpeg } from './jpeg-header.js';
@@ -54,6 +54,9 @@ function slotRefusal(task: Extract<SharedDecodeTask, { type: 'decode' }>): strin
   } catch {
     return undefined;
   }
+  // Over the camera's maxMegapixels: decodeToFrame refuses it with that limit, the one to raise for a real camera (a
+  // header claiming 65000x65000 was told to try another channel, where it was then refused for its megapixels).
+  if (overMegapixels(full.width, full.height, req.limits) !== undefined) return undefined;
   const { width, height } = scaledSize(full.width, full.height, req.scale);
   if (width * height * 4 <= ring.slotBytes) return undefined;
   const at = req.scale > 1 ? ` (${width}x${height} decoded at 1/${req.scale})` : '';
