@@ -104,7 +104,11 @@ describe.each(CASES)('channel $label', (c) => {
     }
     expect(ch.stats()).toMatchObject({ submitted: 6, delivered: 5, dropped: 1, decodeErrors: 0, inFlight: 0 });
     expect(ch.stats().decoderRestarts).toBeGreaterThanOrEqual(1);
-    expect(said.some((w) => / did not answer within 1000 ms/.test(w))).toBe(true);
+    // Naming the camera and frame it held, and the fix should that camera's frames be this slow to decode (it named
+    // only the decoder).
+    const hung = said.find((w) => / did not answer within 1000 ms/.test(w));
+    expect(hung).toContain(`did not answer within 1000 ms on camera ${cam} frame 1 (a JPEG of ${SMALL[1]!.jpeg.length} bytes)`);
+    expect(hung).toContain(`if camera ${cam}'s frames are this slow to decode (very large JPEGs), raise decodeTimeoutMs`);
   });
 
   test('a decoder that is only slow, well within decodeTimeoutMs, is left alone', async () => {

@@ -196,6 +196,11 @@ export class InFlightQueue {
   }
 
   /** Removes an entry without delivering it (e.g. its decoder died), counting it as dropped. */
+  /** The frame of an entry still held (undefined once delivered, dropped or abandoned): for messages naming it. */
+  frameOf(id: number): JpegFrame | undefined {
+    return this.#entries.find((e) => e.id === id)?.frame;
+  }
+
   abandon(id: number): void {
     const i = this.#entries.findIndex((e) => e.id === id);
     if (i < 0) return;

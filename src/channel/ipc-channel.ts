@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ChannelError } from '../errors.js';
 import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
-import { Watchdog } from './watchdog.js';
+import { heldFrameNote, Watchdog } from './watchdog.js';
 import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, IpcFromChild, IpcToChild, JpegFrame } from './messages.js';
 import { asBuffer, toUint8Array } from '../decode/ipc-bytes.js';
@@ -189,9 +189,10 @@ export class IpcChannel implements FrameChannel {
     if (!onTime || this.#stopping) return;
     for (const dec of this.#decoders) {
       if (!dec || dec.job === null || now - dec.jobSince < this.#opts.decodeTimeoutMs) continue;
+      const held = heldFrameNote(this.#queue.frameOf(dec.job));
       process.emitWarning(
-        `ipc channel: decoder ${dec.index} (pid ${dec.proc.pid}) did not answer within ${this.#opts.decodeTimeoutMs} ms; ` +
-          'it is hung (stopped or stuck), so it is killed and restarted and its frame dropped',
+        `ipc channel: decoder ${dec.index} (pid ${dec.proc.pid}) did not answer within ${this.#opts.decodeTimeoutMs} ms${held.on}; ` +
+          `it is hung (stopped or stuck), so it is killed and restarted and its frame dropped${held.fix}`,
       );
       // Its frame goes now, so the frames behind it are delivered without waiting for the exit; not ready any more,
       // so no job is sent to it meanwhile, and an answer it still sends is ignored.

@@ -8,7 +8,7 @@ import { createDecoder } from '../decode/decode-jpeg.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
-import { Watchdog } from './watchdog.js';
+import { heldFrameNote, Watchdog } from './watchdog.js';
 import type { ChannelOutput, DecodeLimits, DecodedFrame, JpegFrame, SharedDecodeTask, SharedRingInit } from './messages.js';
 import type { DecodeScale } from '../decode/decode-scale.js';
 import { SharedFrameRing, SLOT_DECODING, SLOT_FAILED, SLOT_FREE, SLOT_HELD, SLOT_READY } from './shared-frame-ring.js';
@@ -250,9 +250,10 @@ export class SharedMemoryChannel implements FrameChannel {
       const thread = id === 0 ? undefined : pool.threads.find((t) => t.threadId === id);
       if (!thread) continue;
       this.#slotSince[slot] = Number.POSITIVE_INFINITY;
+      const held = heldFrameNote(this.#queue.frameOf(this.#slotJob[slot]!));
       process.emitWarning(
-        `shared channel: decoder thread ${id} did not answer within ${this.#opts.decodeTimeoutMs} ms; ` +
-          'it is hung (stuck), so it is terminated and replaced and its frame dropped',
+        `shared channel: decoder thread ${id} did not answer within ${this.#opts.decodeTimeoutMs} ms${held.on}; ` +
+          `it is hung (stuck), so it is terminated and replaced and its frame dropped${held.fix}`,
       );
       this.#queue.abandon(this.#slotJob[slot]!);
       void thread.terminate();

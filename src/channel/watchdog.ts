@@ -2,6 +2,22 @@
 // (the analyzer's thread was held up, or the machine suspended) runs before the decoders' answers waiting to be read,
 // so a channel judges no decoder on it: `check` is told whether the tick came on time.
 
+import { frameName } from '../decode/decode-to-frame.js';
+import type { JpegFrame } from './messages.js';
+
+/**
+ * What a hung-decoder warning adds about the frame the decoder held: which camera's, and the fix when that camera's
+ * frames are this slow to decode (a JPEG too large for the machine), not a decoder that hung. Before, the warning
+ * named only the decoder, and a camera whose every frame timed out read as one the daemon could not keep up with.
+ */
+export function heldFrameNote(frame: JpegFrame | undefined): { on: string; fix: string } {
+  if (!frame) return { on: '', fix: '' };
+  return {
+    on: ` on ${frameName(frame.cameraId, frame.seq)} (a JPEG of ${frame.jpeg.length} bytes)`,
+    fix: `; if camera ${frame.cameraId}'s frames are this slow to decode (very large JPEGs), raise decodeTimeoutMs or use a faster decoder (jpeg-turbo)`,
+  };
+}
+
 /** The most time between two checks (ms); less when the decode timeout is short (half of it). */
 export const WATCHDOG_MS = 1_000;
 

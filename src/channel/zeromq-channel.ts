@@ -21,7 +21,7 @@ import { asBuffer } from '../decode/ipc-bytes.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
 import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
-import { Watchdog, WATCHDOG_MS } from './watchdog.js';
+import { heldFrameNote, Watchdog, WATCHDOG_MS } from './watchdog.js';
 import { restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 import { readZeromqKeyFile, requireKeyForEndpoint, type ZeromqKey } from './zeromq-key.js';
@@ -595,7 +595,8 @@ export class ZeromqChannel implements FrameChannel {
         continue;
       }
       if (now - peer.jobSince < this.#opts.decodeTimeoutMs) continue;
-      process.emitWarning(`zeromq channel: decoder ${peer.key} did not answer within ${this.#opts.decodeTimeoutMs} ms; dropping its frame`);
+      const held = heldFrameNote(this.#queue.frameOf(peer.job.id));
+      process.emitWarning(`zeromq channel: decoder ${peer.key} did not answer within ${this.#opts.decodeTimeoutMs} ms${held.on}; dropping its frame${held.fix}`);
       if (peer.local !== undefined) this.#locals[peer.local]?.proc.kill('SIGKILL'); // restarted on exit
       this.#forget(peer.key);
     }
