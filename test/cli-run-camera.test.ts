@@ -67,3 +67,23 @@ describe('run --camera URL', () => {
     expect(result.stderr).not.toContain('s3cret');
   });
 });
+
+describe('run --camera URL with a frame past any limit', () => {
+  it('refuses a JPEG header claiming 65000x65000 as the frame\'s fault, without printing a config it then refuses', { timeout: 60_000 }, async () => {
+    // Before: the config was printed with maxMegapixels 4225 and refused itself as a config error (exit 2).
+    const jpeg = Buffer.from(jpegJs.encode({ data: Buffer.alloc(64 * 48 * 4, 96), width: 64, height: 48 }, 80).data);
+    const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+    jpeg.writeUInt16BE(65000, sof + 5);
+    jpeg.writeUInt16BE(65000, sof + 7);
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/snapshot.jpg`;
+    const result = await runCli(['run', '--camera', url, '--db', join(tempDir(), 'counts.db'), '--duration', '4']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).not.toContain('no config given');
+    expect(result.stderr).not.toContain('TC_ERR_CONFIG');
+    expect(result.stderr).toContain(`--camera ${url}: its frame's JPEG header claims 65000x65000 (4225.0 MP), over the 100 MP traffic-counter decodes`);
+    expect(result.stderr).toContain('[TC_ERR_DECODE_TOO_LARGE]');
+  });
+});

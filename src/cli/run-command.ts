@@ -2,7 +2,7 @@
 
 import { isAbsolute, resolve } from 'node:path';
 import { parseCliArgs, numberFlag, decodeScaleFlag, flagText, PORT_RULE } from './parse-cli-args.js';
-import { STAND_IN_VIEW, loadConfigFile, validateConfig } from '../config/validate-config.js';
+import { MAX_MEGAPIXELS, STAND_IN_VIEW, loadConfigFile, validateConfig } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from '../config/defaults.js';
 import type { Config } from '../config/config-types.js';
@@ -11,7 +11,7 @@ import { spawnCameraSim } from './spawn-camera-sim.js';
 import { checkHttpListen, startHttpServer } from '../server/http-server.js';
 import { probeCameraSize } from '../source/probe-camera-size.js';
 import { hideUrlPassword } from '../source/camera-url.js';
-import { ConfigError, StoreError, UsageError } from '../errors.js';
+import { ConfigError, DecodeError, StoreError, UsageError } from '../errors.js';
 import { checkZeromqKey } from '../channel/zeromq-key.js';
 import { WriterLock, dbFolderProblem } from '../store/index.js';
 
@@ -391,6 +391,15 @@ async function singleCameraConfig(
   // A camera larger than the default limit (a 2688x1520 "4 MP" camera is 4.1 MP) gets a limit that lets its frames
   // in; without it, every frame the probe just read would be refused.
   const megapixels = Math.ceil((width * height) / 1e5) / 10;
+  // Past what any config may hold: a JPEG header that is broken or hostile (65000x65000), said as the frame's fault.
+  // Before, the config was printed with that size and then refused itself ("cameras[0].maxMegapixels: must be a
+  // number from 0.01 to 100, got 4225", exit 2), as if the user had written it.
+  if (megapixels > MAX_MEGAPIXELS) {
+    throw new DecodeError(
+      'TC_ERR_DECODE_TOO_LARGE',
+      `--camera ${hideUrlPassword(url)}: its frame's JPEG header claims ${width}x${height} (${megapixels.toFixed(1)} MP), over the ${MAX_MEGAPIXELS} MP traffic-counter decodes; check that the URL serves the camera's snapshots or stream (a broken camera or a JPEG that is not a camera's)`,
+    );
+  }
   const limit = megapixels > CAMERA_DEFAULTS.maxMegapixels ? { maxMegapixels: megapixels } : {};
   const raw = {
     cameras: [

@@ -12,6 +12,9 @@ import { findSelfCrossing, segmentInPolygon } from './polygon-self-crossing.js';
 import { resolveAnalyzerOptions } from '../analyze/analyzer-options.js';
 import { hideUrlPassword } from '../source/camera-url.js';
 
+/** The largest maxMegapixels a camera may be given (`run --camera` refuses a camera whose frames are larger). */
+export const MAX_MEGAPIXELS = 100;
+
 export interface ValidateOptions {
   /** Cameras must have a `url` (the daemon); replay and eval do not need one. */
   requireUrl: boolean;
@@ -237,7 +240,7 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
   if (backoffMaxMs < backoffInitialMs) {
     throw new ConfigError(`${path}.backoffMaxMs: must be at least backoffInitialMs (${backoffInitialMs}), got ${backoffMaxMs}`);
   }
-  const maxMegapixels = num(raw, 'maxMegapixels', path, d.maxMegapixels, 0.01, 100);
+  const maxMegapixels = num(raw, 'maxMegapixels', path, d.maxMegapixels, 0.01, MAX_MEGAPIXELS);
   return Object.freeze({
     id: cameraId,
     ...(url !== undefined ? { url } : {}),
