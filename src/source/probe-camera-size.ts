@@ -2,7 +2,7 @@
 
 import { STAND_IN_VIEW, validateConfig } from '../config/validate-config.js';
 import { inspectJpeg } from '../decode/jpeg-header.js';
-import { SourceError } from '../errors.js';
+import { DecodeError, SourceError } from '../errors.js';
 import { hideUrlPassword } from './camera-url.js';
 import { createSource } from './create-source.js';
 import { isNotAnImage, kindToSet } from './request-errors.js';
@@ -85,8 +85,19 @@ export async function probeCameraSize(
       let size: { width: number; height: number } | undefined;
       const at: number[] = [];
       try {
+        let broken = 0;
         for await (const frame of source.frames(stop.signal)) {
-          size ??= inspectJpeg(frame.jpeg, `--camera ${hideUrlPassword(url)}`);
+          if (!size) {
+            try {
+              size = inspectJpeg(frame.jpeg, `--camera ${hideUrlPassword(url)}`);
+            } catch (err) {
+              // One frame cut short (a download interrupted) is not the camera: the next is asked for, as the daemon
+              // would; NOT_IMAGE_ANSWERS in a row are the camera's. Before, one ended `run --camera` at once.
+              if (!(err instanceof DecodeError) || ++broken >= NOT_IMAGE_ANSWERS) throw err;
+              lastError = err;
+              continue;
+            }
+          }
           at.push(Date.now());
           // A stream's frame interval is what its pollIntervalMs must be (the slots its uptime counts): measured
           // over a few more frames, for at most STREAM_MEASURE_MS. The config printed without it counted a 5-fps
