@@ -46,6 +46,18 @@ describe('unreachable snapshot camera', () => {
     expect(source.stats().nextRetryMs).toBeGreaterThan(0);
   });
 
+  it('tells headers too large to read (a web page, not a camera image) from a camera not reached', async () => {
+    // Before: "failed: Headers Overflow Error (UND_ERR_HEADERS_OVERFLOW); check the host and port … on the network".
+    const server = createServer((sock) => {
+      sock.on('error', () => {});
+      sock.once('data', () => sock.write(`HTTP/1.1 200 OK\r\ncontent-type: image/jpeg\r\nx-padding: ${'a'.repeat(100_000)}\r\n\r\n`));
+    });
+    const error = await firstError(server);
+    expect(error.code).toBe('TC_ERR_SOURCE_NETWORK');
+    expect(error.message).toMatch(/answered with HTTP headers over 16 KiB \(.*UND_ERR_HEADERS_OVERFLOW.*\), which no camera's image answer has; check that the URL is the camera's snapshot or stream URL/);
+    expect(error.message).not.toContain('check the host and port');
+  });
+
   it('tells an image cut short (the camera answered, then closed mid-body) from a camera not reached', async () => {
     // 100 of the 5,000 bytes promised, then the connection closes.
     const server = createServer((sock) => {

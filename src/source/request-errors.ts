@@ -97,6 +97,16 @@ export function classifyRequestError(err: unknown, ctx: RequestContext): SourceE
       { cause: err },
     );
   }
+  // Reached, and answering HTTP, but with more header bytes than undici reads (16 KiB): not a camera's image answer
+  // (a web application setting many cookies, another service). It was told to check the host and the network.
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return new SourceError(
+      'TC_ERR_SOURCE_NETWORK',
+      `camera ${ctx.cameraId}: GET ${ctx.url} answered with HTTP headers over 16 KiB (${said}), which no camera's image answer has; ` +
+        `check that the URL is the camera's snapshot or stream URL, not a web page or another service`,
+      { cause: err },
+    );
+  }
   if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') {
     return new SourceError(
       'TC_ERR_SOURCE_NETWORK',
