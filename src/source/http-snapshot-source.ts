@@ -174,6 +174,15 @@ export class HttpSnapshotSource implements FrameSource {
       const h = res.headers as Record<string, string | string[] | undefined>;
       if (statusCode === 304) {
         await body.dump().catch(() => undefined);
+        // Unasked (no validator sent: no image yet, or none with an ETag or Last-Modified): there is no image it can
+        // say is unchanged. Taken as one, a camera that only ever answered 304 read 76% uptime with no picture.
+        if (headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined) {
+          throw new SourceError(
+            'TC_ERR_SOURCE_HTTP',
+            `camera ${cameraId}: GET ${url} answered HTTP 304 Not Modified to a request that asked for no comparison (it has sent no image with an ETag or Last-Modified); check the camera URL, and any cache or proxy in between`,
+            { status: 304 },
+          );
+        }
         return { kind: 'not-modified' };
       }
       if (statusCode < 200 || statusCode >= 300) {
