@@ -70,6 +70,40 @@ function textHead(head: Uint8Array): string | undefined {
   return text;
 }
 
+/**
+ * The most scans (SOS segments) a JPEG may have. Every decoder here decodes each scan over all the blocks of its
+ * components, so a small file of many tiny scans costs a decoder seconds to minutes (about 1.2 ms per scan of a
+ * 2000x2000 grey image for jpeg-js: 170 KB of 10,000 scans held a decoder 12 s, till it was killed as hung, again
+ * and again, and no other camera's frame got through). Encoders write 1 scan (baseline), up to 4, or about 10
+ * (progressive); libjpeg-turbo suggests refusing more than 500 (TJPARAM_SCANLIMIT).
+ */
+export const MAX_SCANS = 100;
+
+/**
+ * The scans in a JPEG from its first SOS marker at `i`: the entropy-coded data is skipped to the next marker (0xff
+ * followed by other than a stuffed 0x00, a restart marker or a fill byte), and marker segments by their length.
+ */
+function countScans(bytes: Uint8Array, i: number): number {
+  let scans = 0;
+  while (i + 4 <= bytes.length) {
+    const marker = bytes[i + 1]!;
+    if (marker === 0xd9) break;
+    const len = (bytes[i + 2]! << 8) | bytes[i + 3]!;
+    i += 2 + len;
+    if (marker !== 0xda) continue;
+    if (++scans > MAX_SCANS) break;
+    // Entropy-coded data: find the next marker.
+    for (;;) {
+      i = bytes.indexOf(0xff, i);
+      if (i < 0 || i + 1 >= bytes.length) return scans;
+      const next = bytes[i + 1]!;
+      if (next === 0x00 || (next >= 0xd0 && next <= 0xd7) || next === 0xff) i++;
+      else break;
+    }
+  }
+  return scans;
+}
+
 /** Reads the frame header (SOFn); throws DecodeError for non-JPEG, truncated or corrupt input. */
 export function inspectJpeg(bytes: Uint8Array, what = 'JPEG'): JpegInfo {
   if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) {
@@ -113,7 +147,15 @@ export function inspectJpeg(bytes: Uint8Array, what = 'JPEG'): JpegInfo {
       size ??= { width, height };
     }
     // The image data: a frame header must have come before it.
-    if (marker === 0xda && size) return size;
+    if (marker === 0xda && size) {
+      if (countScans(bytes, i) > MAX_SCANS) {
+        throw new DecodeError(
+          'TC_ERR_DECODE_CORRUPT',
+          `${what}: JPEG with more than ${MAX_SCANS} scans (a camera's JPEG has 1, a progressive one about 10; each scan is decoded over the whole ${size.width}x${size.height} image, so this many would take a decoder seconds to minutes): a damaged or hostile image, refused`,
+        );
+      }
+      return size;
+    }
     if (marker === 0xda || marker === 0xd9) break;
     i += 2 + len;
   }
