@@ -244,7 +244,11 @@ test('`zeromq-key FILE` writes a key file with mode 0600 and refuses to overwrit
 test('a key file that is missing, open to others or malformed is refused, naming the file and the fix', async () => {
   const dir = tempDir();
   const file = join(dir, 'zeromq.key');
-  expect(() => readZeromqKeyFile(file, '--key-file')).toThrow(`--key-file ${file}: no such file; create it with \`traffic-counter zeromq-key ${file}\``);
+  expect(() => readZeromqKeyFile(file, 'zeromqKeyFile')).toThrow(`zeromqKeyFile ${file}: no such file; create it with \`traffic-counter zeromq-key ${file}\``);
+  // A decoder told to make a key of its own was then refused by the daemon for it: it is told to copy the daemon's.
+  expect(() => readZeromqKeyFile(file, '--key-file')).toThrow(
+    `--key-file ${file}: no such file; copy the daemon's key file (its zeromqKeyFile) here, keeping its mode (scp -p); a new one made with \`traffic-counter zeromq-key FILE\` would be refused by the daemon`,
+  );
   const key = await writeZeromqKeyFile(file);
   chmodSync(file, 0o644);
   expect(() => readZeromqKeyFile(file, '--key-file')).toThrow(`--key-file ${file}: readable or writable by group or others (mode 0644); it holds a secret key: run \`chmod 600 ${file}\``);

@@ -55,7 +55,14 @@ export function readZeromqKeyFile(file: string, label: string): ZeromqKey {
     fd = openSync(file, 'r');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ConfigError(`${where}: no such file; create it with \`traffic-counter zeromq-key ${file}\` and give a copy to each decoder (--key-file)`, { cause: err });
+    if (code === 'ENOENT') {
+      // A decoder needs the daemon's own pair: a new one made here would be refused by the daemon.
+      const fix =
+        label === '--key-file'
+          ? `copy the daemon's key file (its zeromqKeyFile) here, keeping its mode (scp -p); a new one made with \`${KEY_FIX}\` would be refused by the daemon`
+          : `create it with \`traffic-counter zeromq-key ${file}\` and give a copy to each decoder (--key-file)`;
+      throw new ConfigError(`${where}: no such file; ${fix}`, { cause: err });
+    }
     throw new ConfigError(`${where}: cannot read the file (${code ?? String(err)}); run as the user that owns it, or check the path`, { cause: err });
   }
   let text: string;
