@@ -18,6 +18,24 @@ export function restartDelayMs(dec: CrashRecord, now = Date.now()): number {
   return Math.min(5_000, dec.crashes === 0 ? 0 : 100 * 2 ** (dec.crashes - 1));
 }
 
+/** Decoder children alive now, killed if this process exits first (see killWithParent). */
+const live = new Set<ChildProcess>();
+
+/**
+ * SIGKILLs `proc` if this process exits before it: an exit that does not stop the decoders first (a second Ctrl-C's
+ * forced exit, process.exit anywhere) left a decoder that was stopped or busy on a slow frame running without its
+ * daemon (a SIGSTOPped one for good, holding its 150 MB). One 'exit' listener for all of them.
+ */
+export function killWithParent(proc: ChildProcess): void {
+  if (!process.listeners('exit').includes(killLive)) process.on('exit', killLive);
+  live.add(proc);
+  proc.once('exit', () => live.delete(proc));
+}
+
+function killLive(): void {
+  for (const proc of live) proc.kill('SIGKILL');
+}
+
 /** Disconnects a decoder child and waits for it to exit, killing it if it is still there after 2 s. */
 export async function stopChild(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return;

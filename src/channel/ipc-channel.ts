@@ -7,7 +7,7 @@ import { ChannelError } from '../errors.js';
 import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
 import { heldFrameNote, Watchdog } from './watchdog.js';
-import { restartDelayMs, stopChild } from './decoder-process.js';
+import { killWithParent, restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, IpcFromChild, IpcToChild, JpegFrame } from './messages.js';
 import { asBuffer, toUint8Array } from '../decode/ipc-bytes.js';
 import { createDecoder } from '../decode/decode-jpeg.js';
@@ -82,6 +82,7 @@ export class IpcChannel implements FrameChannel {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       execArgv: [],
     });
+    killWithParent(proc);
     const prev = this.#decoders[index];
     const dec: Decoder = { index, proc, ready: false, job: null, jobSince: 0, startedAt: Date.now(), crashes: prev?.crashes ?? 0 };
     this.#decoders[index] = dec;

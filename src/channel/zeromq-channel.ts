@@ -22,7 +22,7 @@ import { DECODER_NICE } from '../decode/decoder-priority.js';
 import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
 import { heldFrameNote, Watchdog, WATCHDOG_MS } from './watchdog.js';
-import { restartDelayMs, stopChild } from './decoder-process.js';
+import { killWithParent, restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 import { readZeromqKeyFile, requireKeyForEndpoint, type ZeromqKey } from './zeromq-key.js';
 import { ZapHandler } from './zeromq-zap.js';
@@ -287,6 +287,7 @@ export class ZeromqChannel implements FrameChannel {
     const routingId = `local/${process.pid}/${index}/${randomBytes(4).toString('hex')}`;
     // The IPC pipe carries nothing; it makes the child exit when this process goes away.
     const proc = fork(CHILD_FILE, [this.#connectEndpoint, this.#opts.decoder, routingId, String(this.#opts.decoderNice), this.#keyFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    killWithParent(proc);
     // The key as read at start, over the pipe (not in argv, which ps shows; nor from the file, which may have been
     // replaced since: a decoder restarted with another key would be refused by this very channel).
     if (this.#key !== undefined) proc.send({ type: 'key', publicKey: this.#key.publicKey, secretKey: this.#key.secretKey }, () => {});
