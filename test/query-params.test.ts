@@ -93,6 +93,14 @@ test('a year alone (2026) is refused with the date to give, not read as ms in Ja
   );
 });
 
+test('a year and month without a dash (202612) is refused with the date to give; other six-digit numbers stay ms', () => {
+  expect(errorOf({ bucket: 'day', from: '202612' }, 'cli').message).toBe(
+    '--from: 202612 as epoch milliseconds is 1970-01-01T00:03:22.612Z; for the month give 2026-12-01 (midnight UTC), or an ISO 8601 time',
+  );
+  expect(errorOf({ bucket: 'day', to: '202601', tz: 'Europe/Berlin' }, 'http').message).toMatch(/^to: 202601 .*; for the month give 2026-01-01 \(midnight Europe\/Berlin time\)/);
+  expect(parseQueryParams({ bucket: 'hour', from: '202613' }, 'cli').fromMs).toBe(202613);
+});
+
 test('ISO 8601 basic form with a time (20261207T080000Z) is read as the extended form, with or without seconds and zone', () => {
   const at = (v: string, tz?: string) => parseQueryParams({ bucket: 'hour', from: v, ...(tz ? { tz } : {}) }, 'cli').fromMs;
   expect(at('20261207T080000Z')).toBe(Date.UTC(2026, 11, 7, 8, 0));

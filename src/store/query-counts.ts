@@ -242,6 +242,13 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
         `${name(key)}: ${v} as epoch milliseconds is ${new Date(ms!).toISOString()}; for the year give ${v}-01-01 (midnight ${where}), or an ISO 8601 time`,
       );
     }
+    // A year and month without a dash (202612) likewise: 202,612 ms into 1970.
+    const month = /^(\d{4})(0[1-9]|1[0-2])$/.exec(v);
+    if (month && Number(month[1]) >= 1970) {
+      throw new QueryError(
+        `${name(key)}: ${v} as epoch milliseconds is ${new Date(ms!).toISOString()}; for the month give ${month[1]}-${month[2]}-01 (midnight ${where}), or an ISO 8601 time`,
+      );
+    }
     if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
       throw new QueryError(
         `${name(key)}: must be an ISO 8601 time (2024-05-01T08:00:00Z; no zone means ${where}), a date (2024-05-01, midnight ${where}) or epoch milliseconds; got ${echo(v)}`,
