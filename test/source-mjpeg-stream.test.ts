@@ -240,10 +240,11 @@ describe('MJPEG stream source', () => {
     await it.return!();
   });
 
-  it('keeps a slow stream whose frames each take a while to arrive after a pause shorter than timeoutMs', { timeout: 15_000 }, async () => {
-    // A camera sending a frame every 1.3 s (pollIntervalMs left below that), each frame's bytes spread over 0.6 s
-    // (a slow link): idle 0.7 s at most (timeoutMs 0.8 s), each frame complete 0.6 s after its first byte, but 1.3 s
-    // after the one before, past timeoutMs plus pollIntervalMs (1.1 s): it was cut and made again at every frame.
+  it('keeps a slow stream whose frames each take a while to arrive after a pause shorter than timeoutMs', { timeout: 20_000 }, async () => {
+    // A camera sending a frame every 2.2 s (pollIntervalMs left below that), each frame's bytes spread over 1.2 s
+    // (a slow link): idle 1.0 s at most (timeoutMs 1.5 s), each frame complete 1.2 s after its first byte, but 2.2 s
+    // after the one before, past timeoutMs plus pollIntervalMs (1.8 s): it was cut and made again at every frame.
+    // (Idle 0.7 s against 0.8 s left too little for a loaded machine's late timers: a CI run saw it stall.)
     const images = Array.from({ length: 8 }, (_, i) => makeJpeg(i * 30));
     const cam = await startCamera((_req, res) => {
       res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
@@ -255,15 +256,15 @@ describe('MJPEG stream source', () => {
         const part = Buffer.concat([Buffer.from(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`), jpeg, Buffer.from('\r\n')]);
         const pieces = 6;
         for (let j = 0; j < pieces; j++) {
-          timers.push(setTimeout(() => res.destroyed || res.write(part.subarray(Math.floor((j * part.length) / pieces), Math.floor(((j + 1) * part.length) / pieces))), j * 120));
+          timers.push(setTimeout(() => res.destroyed || res.write(part.subarray(Math.floor((j * part.length) / pieces), Math.floor(((j + 1) * part.length) / pieces))), j * 240));
         }
       };
       let t: NodeJS.Timeout | undefined;
-      timers.push(setTimeout(() => { sendSlowly(); t = setInterval(sendSlowly, 1_300); }, 600));
+      timers.push(setTimeout(() => { sendSlowly(); t = setInterval(sendSlowly, 2_200); }, 600));
       res.on('close', () => { clearInterval(t); timers.forEach(clearTimeout); });
     }, '/video.mjpg');
     const errors: SourceError[] = [];
-    const source = new MjpegStreamSource({ ...opts, timeoutMs: 800, pollIntervalMs: 300, url: cam.url, onError: (e) => errors.push(e) });
+    const source = new MjpegStreamSource({ ...opts, timeoutMs: 1_500, pollIntervalMs: 300, url: cam.url, onError: (e) => errors.push(e) });
     onTestFinished(() => source.close());
     const it = source.frames();
     let delivered = 0;
