@@ -1,12 +1,15 @@
 // Names under which cameras and their web pages carry a password, key or session, and the hiding of their values in
 // messages and logs (a camera URL's query, the start of a text answer echoed in a message).
 
+/** Names that carry a camera's password itself (Foscam `?usr=admin&pwd=…`); SECRET_NAMES begins with them. */
+export const PASSWORD_NAMES = 'pass|password|passwd|pwd|pw|psw|loginpas|loginpass';
+
 /**
  * Reolink `password=`, Foscam `pwd=`, Foscam clones `loginpas=`, others `auth=`, `token=`, `key=`, `sid=`, signed URLs
  * `X-Amz-Signature=`; the same words name such values in a JSON error (`{"token":"…"}`).
  */
 const SECRET_NAMES =
-  'pass|password|passwd|pwd|pw|psw|loginpas|loginpass|token|access_token|auth|auth_key|authorization|key|apikey|api_key|secret|sig|signature|x-amz-signature|x-amz-security-token|sid|session|sessionid';
+  `${PASSWORD_NAMES}|token|access_token|auth|auth_key|authorization|key|apikey|api_key|secret|sig|signature|x-amz-signature|x-amz-security-token|sid|session|sessionid`;
 
 const SECRET_PARAM = new RegExp(`([?&;](?:${SECRET_NAMES})=)[^&#;]*`, 'gi');
 

@@ -2,7 +2,7 @@
 // CameraAuth answers the camera's challenge with them) and keeps a redacted form for error messages.
 
 import { ConfigError } from '../errors.js';
-import { hideQuerySecrets } from '../secrets.js';
+import { hideQuerySecrets, PASSWORD_NAMES } from '../secrets.js';
 
 export interface CameraUrl {
   /** The URL to request, without credentials. */
@@ -59,8 +59,8 @@ export function loginExample(url: string, keepPath = true): string {
   return hideQuerySecrets(parsed.href);
 }
 
-/** Query parameters that carry a camera's password (`?usr=admin&pwd=…`): some of the names hideQuerySecrets hides. */
-const PASSWORD_PARAM = /[?&;](pass|password|passwd|pwd|pw|psw|loginpas|loginpass)=/i;
+/** Query parameters that carry a camera's password (`?usr=admin&pwd=…`): PASSWORD_NAMES, some of those hidden in messages. */
+const PASSWORD_PARAM = new RegExp(`[?&;](${PASSWORD_NAMES})=`, 'i');
 
 /**
  * The name of the query parameter through which `url` gives the camera a password (`pwd` for
