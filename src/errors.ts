@@ -27,7 +27,7 @@ export class UsageError extends TrafficCounterError {
 /** A camera could not be read: HTTP error, timeout, body too large, connection refused. */
 export class SourceError extends TrafficCounterError {
   constructor(
-    code: 'TC_ERR_SOURCE_HTTP' | 'TC_ERR_SOURCE_TIMEOUT' | 'TC_ERR_SOURCE_TOO_LARGE' | 'TC_ERR_SOURCE_NETWORK' | 'TC_ERR_SOURCE_TLS' | 'TC_ERR_SOURCE_STREAM' | 'TC_ERR_SOURCE_BOUNDARY' | 'TC_ERR_SOURCE_DIR',
+    code: 'TC_ERR_SOURCE_HTTP' | 'TC_ERR_SOURCE_TIMEOUT' | 'TC_ERR_SOURCE_TOO_LARGE' | 'TC_ERR_SOURCE_NETWORK' | 'TC_ERR_SOURCE_TLS' | 'TC_ERR_SOURCE_STREAM' | 'TC_ERR_SOURCE_BOUNDARY' | 'TC_ERR_SOURCE_PART_LENGTH' | 'TC_ERR_SOURCE_DIR',
     message: string,
     options?: { cause?: unknown; status?: number },
   ) {
@@ -92,6 +92,7 @@ export const ERROR_CODES = [
   'TC_ERR_SOURCE_TLS',
   'TC_ERR_SOURCE_STREAM',
   'TC_ERR_SOURCE_BOUNDARY',
+  'TC_ERR_SOURCE_PART_LENGTH',
   'TC_ERR_SOURCE_DIR',
   'TC_ERR_DECODE_NOT_JPEG',
   'TC_ERR_DECODE_CORRUPT',

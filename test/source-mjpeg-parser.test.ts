@@ -132,6 +132,40 @@ describe('MJPEG parser', () => {
     }
   });
 
+  it('cuts a part whose Content-Length is too long at the delimiter after its JPEG, and reads the next parts (they were swallowed, every frame lost)', () => {
+    // Cameras that count the trailing CRLF and more, or send a stale length: the announced bytes run into the next
+    // delimiter line (or only its start), by a few bytes or by more than the next part.
+    const head = (b: Buffer, length: number) => enc(`--bd\r\nContent-Type: image/jpeg\r\nContent-Length: ${length}\r\n\r\n`);
+    for (const extra of [2, 5, 8, 30, 700]) {
+      const stream = Buffer.concat([...bodies.flatMap((b) => [head(b, b.length + extra), b, enc('\r\n')]), enc('--bd\r\n'), Buffer.alloc(extra, 0x20)]);
+      // 2 bytes too long are the CRLF after the JPEG, which the decoders take as padding: kept, not a cut.
+      const want = extra === 2 ? bodies.map((b) => Buffer.concat([b, enc('\r\n')])) : bodies;
+      for (const opts of [{ boundary: 'bd', maxPartBytes: 2_000 }, { maxPartBytes: 2_000 }]) {
+        for (const chunk of [1, 7, 4096]) {
+          const parser = new MjpegParser(opts);
+          expect(feed(parser, stream, () => chunk), `${extra} bytes too long, chunks of ${chunk}`).toEqual(want);
+          expect(parser.stats.overlong).toBe(extra === 2 ? 0 : 3);
+          if (extra > 2) expect(parser.stats.lastOverlong).toEqual({ claimed: bodies[2].length + extra, actual: bodies[2].length });
+        }
+      }
+    }
+    // Only one part too long: the ones after it come as they are.
+    const one = Buffer.concat([head(bodies[0], bodies[0].length + 40), bodies[0], enc('\r\n'), part(bodies[1], 'bd', true), part(bodies[2], 'bd', true), enc('--bd\r\n')]);
+    const parser = new MjpegParser({ boundary: 'bd', maxPartBytes: 2_000 });
+    expect(feed(parser, one, () => 100)).toEqual(bodies);
+    expect(parser.stats.overlong).toBe(1);
+  });
+
+  it('keeps a part of the right Content-Length whose JPEG holds the boundary text, even on a line of its own', () => {
+    const inner = Buffer.concat([bodies[0].subarray(0, 100), enc('\r\n--bd\r\n'), bodies[0].subarray(100)]);
+    const stream = Buffer.concat([part(inner, 'bd', true), part(bodies[1], 'bd', true), enc('--bd\r\n')]);
+    for (const chunk of [1, 7, 4096]) {
+      const parser = new MjpegParser({ boundary: 'bd', maxPartBytes: 2_000 });
+      expect(feed(parser, stream, () => chunk)).toEqual([inner, bodies[1]]);
+      expect(parser.stats.overlong).toBe(0);
+    }
+  });
+
   it('keeps a part without Content-Length of up to maxPartBytes, whatever the chunks, and gives a larger one\'s size as at least its own', () => {
     // Fed a byte at a time, a part of exactly the limit was held with its line break and the start of the next
     // delimiter, and dropped as oversized.

@@ -146,6 +146,39 @@ describe('MJPEG stream source', () => {
     await it.return!();
   });
 
+  it('reads every frame of a camera whose Content-Length headers are too long, with a TC_ERR_SOURCE_PART_LENGTH warning each', async () => {
+    const images = Array.from({ length: 4 }, (_, i) => makeJpeg(i * 40 + 5));
+    let stream: ServerResponse | undefined;
+    const writeLong = (res: ServerResponse, jpeg: Buffer): void => {
+      res.write(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length + 30}\r\n\r\n`);
+      res.write(jpeg);
+      res.write('\r\n');
+    };
+    const cam = await startCamera((_req, res) => {
+      res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
+      writeLong(res, images[0]);
+      stream = res;
+    }, '/video.mjpg');
+    const errors: SourceError[] = [];
+    const source = new MjpegStreamSource({ ...opts, url: cam.url, onError: (e) => errors.push(e) });
+    onTestFinished(() => source.close());
+    const it = source.frames();
+    // Each part is cut once the next one's delimiter came: the pull for frame k is answered after part k + 1 is sent.
+    const first = it.next();
+    await until(() => stream !== undefined);
+    writeLong(stream!, images[1]);
+    for (let k = 0; k < 3; k++) {
+      const frame = await (k === 0 ? first : it.next());
+      expect(Buffer.from(frame.value!.jpeg)).toEqual(images[k]);
+      if (k < 2) writeLong(stream!, images[k + 2]);
+    }
+    expect(errors.map((e) => e.code)).toEqual(['TC_ERR_SOURCE_PART_LENGTH', 'TC_ERR_SOURCE_PART_LENGTH', 'TC_ERR_SOURCE_PART_LENGTH']);
+    expect(errors[0].message).toMatch(/^camera cam1: GET .* an MJPEG part whose Content-Length \(\d+ bytes\) is longer than its JPEG \(\d+ bytes\).*; the part was cut there and the stream read on \(fix the camera's firmware/);
+    expect(cam.requests).toHaveLength(1);
+    expect(source.stats().errorsByCode).toEqual({ TC_ERR_SOURCE_PART_LENGTH: 3 });
+    await it.return!();
+  });
+
   // Skipping oversized parts is no frame: a stream of nothing but those is one failure (TC_ERR_SOURCE_TOO_LARGE, with
   // backoff), whatever their size. Parts over 2 x maxBodyBytes + 64 KiB read as TC_ERR_SOURCE_STREAM ("no complete
   // frame") after each TC_ERR_SOURCE_TOO_LARGE before; smaller ones kept the connection and read frozen.

@@ -25,6 +25,13 @@ export interface MjpegParserStats {
   lastOversizedExact?: boolean;
   /** Header blocks that were too long or malformed. */
   badHeaders: number;
+  /**
+   * Parts whose Content-Length reached past their JPEG's end and into the next delimiter line: each was cut at that
+   * delimiter (its JPEG kept) and the bytes after it read as the next part, rather than swallowing that delimiter.
+   */
+  overlong: number;
+  /** The latest overlong part: its Content-Length, and the JPEG's real size up to the delimiter. */
+  lastOverlong?: { claimed: number; actual: number };
   /** Bytes skipped while looking for a boundary (garbage, preambles, the rest of discarded parts). */
   skippedBytes: number;
   /** Bytes held right now. */
@@ -63,10 +70,17 @@ function isDelimiterLine(line: string): boolean {
   return line.length > 2 && line.length <= MAX_BOUNDARY + 2 && /^--[!-~]+$/.test(line) && !line.endsWith('--');
 }
 
+/** Whether view[0, end) ends at a JPEG's end-of-image marker, bar padding and line breaks some cameras add after it. */
+function endsAtJpegEnd(view: Uint8Array, end: number): boolean {
+  let e = end;
+  while (e > 4 && (view[e - 1] === 0x00 || view[e - 1] === CR || view[e - 1] === LF || view[e - 1] === 0x20 || view[e - 1] === 0x09)) e--;
+  return e >= 4 && view[e - 2] === 0xff && view[e - 1] === 0xd9;
+}
+
 type State = 'boundary' | 'headers' | 'body-length' | 'body-scan';
 
 export class MjpegParser {
-  readonly stats: MjpegParserStats = { parts: 0, oversized: 0, badHeaders: 0, skippedBytes: 0, bufferedBytes: 0, delimiters: 0 };
+  readonly stats: MjpegParserStats = { parts: 0, oversized: 0, badHeaders: 0, overlong: 0, skippedBytes: 0, bufferedBytes: 0, delimiters: 0 };
   /**
    * For each part returned by the latest push(), the capture instant its X-Sim-Time header stamped (epoch ms),
    * or NaN without one. Reused between calls; read it before the next push().
@@ -100,6 +114,8 @@ export class MjpegParser {
   #partFilled = 0;
   /** In body-scan: where (relative to #start, which is the body start) the delimiter search resumes. */
   #scanFrom = 0;
+  /** In body-length: where in #part the search for a delimiter after the JPEG's end (an overlong part) resumes. */
+  #lengthScanFrom = 0;
 
   constructor(opts: MjpegParserOptions) {
     if (!Number.isInteger(opts.maxPartBytes) || opts.maxPartBytes < 1) {
@@ -132,7 +148,8 @@ export class MjpegParser {
         part.set(chunk.subarray(off, off + n), this.#partFilled);
         this.#partFilled += n;
         off += n;
-        if (this.#partFilled === part.length) this.#emit(out, part);
+        if (this.#cutOverlong(out)) this.#process(out);
+        else if (this.#partFilled === part.length) this.#emit(out, part);
         continue;
       }
       const n = this.#append(chunk, off);
@@ -426,8 +443,82 @@ export class MjpegParser {
     this.#start += n;
     this.#part = part;
     this.#partFilled = n;
+    this.#lengthScanFrom = 0;
     this.#state = 'body-length';
+    if (this.#cutOverlong(out)) return;
     if (n === length) this.#emit(out, part);
+  }
+
+  /**
+   * body-length: a camera whose Content-Length is larger than its JPEG sends the next delimiter line inside the bytes
+   * it announced. Taken on trust, that part swallows the delimiter (and the next part's headers and first bytes): it
+   * ends in junk, not at the JPEG's end, and the part after it is lost; with every part overlong, every frame is.
+   * A delimiter right after a complete JPEG (its end-of-image marker, then at most padding and a line break) is
+   * trusted over the Content-Length: the part is cut there (stats.overlong) and what follows is read as the next part.
+   * Looked for as the bytes come (a delimiter line within them), and once the part is complete when it does not end
+   * at its JPEG's end (a delimiter cut short by the part's end). Returns whether it cut the part (the parser is then
+   * in 'boundary', the rest back in #buf).
+   */
+  #cutOverlong(out: Uint8Array[]): boolean {
+    const delim = this.#delimiter;
+    const part = this.#part!;
+    if (!delim) return false;
+    const filled = Buffer.from(part.buffer, part.byteOffset, this.#partFilled);
+    const complete = this.#partFilled === part.length;
+    for (;;) {
+      const at = filled.indexOf(delim, this.#lengthScanFrom);
+      if (at < 0) {
+        // Keep looking from what could be the start of a delimiter split across chunks.
+        this.#lengthScanFrom = Math.max(this.#lengthScanFrom, filled.length - (delim.length - 1));
+        break;
+      }
+      const next = filled[at + delim.length];
+      if (next === undefined || (filled.indexOf(LF, at) < 0 && filled.length - at <= delim.length + MAX_BOUNDARY)) {
+        this.#lengthScanFrom = at; // its line is not all here yet
+        break;
+      }
+      const lineStart = dashesBefore(filled, at);
+      if (endsDelimiter(next) && endsAtJpegEnd(filled, lineStart)) return this.#cutAt(out, filled, lineStart);
+      this.#lengthScanFrom = at + 1; // boundary text inside the JPEG: its Content-Length is right
+    }
+    if (!complete || endsAtJpegEnd(filled, filled.length)) return false;
+    // The part ends neither at its JPEG's end nor in a delimiter line: it may end in the start of one ("…\xff\xd9\r\n--fr").
+    const tail = filled.toString('latin1', Math.max(0, filled.length - (delim.length + MAX_BOUNDARY + 4)));
+    const m = /-+[!-~]*[ \t\r]*$/.exec(tail);
+    if (!m || !delim.toString('latin1').replace(/^-+/, '').startsWith(m[0].trimEnd().replace(/^-+/, ''))) return false;
+    const lineStart = filled.length - m[0].length;
+    return endsAtJpegEnd(filled, lineStart) && this.#cutAt(out, filled, lineStart);
+  }
+
+  /** Cuts the body-length part at the delimiter (line) starting at `lineStart` of `filled`; the rest is read again. */
+  #cutAt(out: Uint8Array[], filled: Buffer, lineStart: number): true {
+    let bodyEnd = lineStart;
+    if (bodyEnd > 0 && filled[bodyEnd - 1] === LF) bodyEnd--;
+    if (bodyEnd > 0 && filled[bodyEnd - 1] === CR) bodyEnd--;
+    this.stats.overlong++;
+    this.stats.lastOverlong = { claimed: this.#part!.length, actual: bodyEnd };
+    const rest = filled.subarray(lineStart);
+    this.#emit(out, new Uint8Array(filled.subarray(0, bodyEnd)));
+    this.#unread(rest);
+    this.#lineDashes = 0;
+    return true;
+  }
+
+  /** Puts `bytes` back in front of the unconsumed ones (they came before them); their total fits the capacity. */
+  #unread(bytes: Uint8Array): void {
+    if (this.#start >= bytes.length) {
+      this.#start -= bytes.length;
+      this.#buf.set(bytes, this.#start);
+      return;
+    }
+    const held = this.#end - this.#start;
+    const size = bytes.length + held;
+    const buf = size <= this.#buf.length ? this.#buf : Buffer.allocUnsafe(Math.min(this.#capacity, Math.max(size, 2 * this.#buf.length)));
+    this.#buf.copy(buf, bytes.length, this.#start, this.#end);
+    buf.set(bytes, 0);
+    this.#buf = buf;
+    this.#start = 0;
+    this.#end = size;
   }
 
   /** No Content-Length: the part ends at the next delimiter that starts a line. */

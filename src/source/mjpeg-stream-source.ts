@@ -186,6 +186,7 @@ export class MjpegStreamSource implements FrameSource {
       const parser = new MjpegParser({ boundary: boundaryOf(contentType), maxPartBytes: maxBodyBytes });
       streamed = { status: statusCode, parser, bytes: 0 };
       let oversizedSeen = 0;
+      let overlongSeen = 0;
       let healthy = false;
       // Bytes flowing without ever forming a frame would never trip the stall timeout: past this many bytes since
       // the latest frame the connection is given up. Skipping oversized parts is no progress either: a stream of
@@ -218,6 +219,20 @@ export class MjpegStreamSource implements FrameSource {
               `camera ${cameraId}: GET ${url} declares the MJPEG boundary "${mismatch.declared}" (Content-Type "${contentType}") ` +
                 `but delimits its frames with "--${mismatch.found}"; frames are read with "--${mismatch.found}" anyway ` +
                 `(fix the camera's firmware or stream URL so that both agree)`,
+            ),
+          );
+        }
+        if (parser.stats.overlong > overlongSeen) {
+          overlongSeen = parser.stats.overlong;
+          // Each such part is counted and reported (the daemon's log says a repeated code only now and then); its
+          // JPEG is kept and the next part is read from its delimiter, so no frame is lost for it.
+          const { claimed, actual } = parser.stats.lastOverlong!;
+          this.#http.stats.warning(
+            new SourceError(
+              'TC_ERR_SOURCE_PART_LENGTH',
+              `camera ${cameraId}: GET ${url} sent an MJPEG part whose Content-Length (${claimed} bytes) is longer than its JPEG ` +
+                `(${actual} bytes): the next part's delimiter came within it; the part was cut there and the stream read on ` +
+                `(fix the camera's firmware so that its Content-Length headers are right)`,
             ),
           );
         }
