@@ -111,6 +111,36 @@ describe.each(CASES)('channel $label', (c) => {
     expect(hung).toContain(`if camera ${cam}'s frames are this slow to decode (very large JPEGs), raise decodeTimeoutMs`);
   });
 
+  test('a camera whose frames hang the decoder twice in a row is skipped for a while (TC_ERR_DECODE_TIMEOUT), so the other cameras keep theirs', async () => {
+    // Before, each of its frames held the decoder for decodeTimeoutMs and counted for nothing in its camera's share,
+    // so its frames went first: beside the simulator, 1 simulator frame was analysed in 70 s.
+    const said = warnings();
+    const ch = await open(c, 1_000);
+    // Its frames hang the decoder (ipc, zeromq: the decoder is stopped as it gets one; shared: the thread hangs).
+    const slowCam = (): string => (c.hang(ch) === 'cam' ? 'big' : 'hang');
+    let slow = '';
+    for (const s of [0, 2]) {
+      slow = slowCam();
+      submit(ch, slow, s);
+      submit(ch, 'cam', s + 1);
+      const out = await nextWithin(ch, `frame ${s} hung the decoder`, 15_000);
+      expect(out.kind === 'frame' && [out.frame.cameraId, out.frame.seq]).toEqual(['cam', s + 1]);
+    }
+    expect(said.filter((w) => / did not answer within 1000 ms/.test(w))).toHaveLength(2);
+    // Its next frames are answered at once, not sent to a decoder (the decoder would not hang on them now).
+    submit(ch, slow, 4);
+    submit(ch, 'cam', 5);
+    const skipped = await nextWithin(ch, 'a frame of the slow camera', 10_000);
+    expect(skipped.kind === 'error' && [skipped.failure.cameraId, skipped.failure.seq, skipped.failure.code]).toEqual([slow, 4, 'TC_ERR_DECODE_TIMEOUT']);
+    expect(skipped.kind === 'error' && skipped.failure.message).toMatch(
+      new RegExp(`^camera ${slow} frame 4 not decoded: 2 of the camera's frames in a row took longer than decodeTimeoutMs=1000 ms to decode .* skipped for 10 s .*raise decodeTimeoutMs, use a faster decoder \\(jpeg-turbo\\) or lower the camera's resolution$`),
+    );
+    const next = await nextWithin(ch, 'frame 5', 10_000);
+    expect(next.kind === 'frame' && [next.frame.cameraId, next.frame.seq]).toEqual(['cam', 5]);
+    expect(said.filter((w) => / did not answer within 1000 ms/.test(w))).toHaveLength(2);
+    expect(ch.stats()).toMatchObject({ submitted: 6, delivered: 3, dropped: 2, decodeErrors: 1, inFlight: 0 });
+  });
+
   test('a decoder that is only slow, well within decodeTimeoutMs, is left alone', async () => {
     const ch = await open(c, 4_000);
     submit(ch, 'cam', 0);

@@ -128,6 +128,68 @@ describe('InFlightQueue', () => {
     expect(consumedWhenOtherWorkRan).toBeLessThan(2); // it ran before the backlog was done, not after
   });
 
+  test('a camera whose frames hang decoders twice in a row is skipped for 10 decode timeouts, doubling, until one of its frames is decoded', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const q = new InFlightQueue(8);
+      const cam = (cameraId: string, seq: number): JpegFrame => ({ cameraId, seq, capturedAt: seq, jpeg: new Uint8Array(1) });
+      const decoded = (f: JpegFrame) => ({ kind: 'frame' as const, frame: { cameraId: f.cameraId, seq: f.seq, capturedAt: 0, width: 1, height: 1, scale: 1 as const, data: new Uint8Array(4), decodeMs: 1, release() {} } });
+      /** Submits a frame of `cameraId`: what became of it (sent to the decoder, or answered at once). */
+      const send = async (cameraId: string, seq: number): Promise<'decoder' | string> => {
+        const e = q.push(cam(cameraId, seq), LIMITS)!;
+        if (e.state === 'pending') {
+          q.toDecoder(e);
+          return 'decoder';
+        }
+        const out = await q.next();
+        return out?.kind === 'error' ? out.failure.code : 'frame';
+      };
+      let seq = 0;
+      expect(await send('big', seq++)).toBe('decoder');
+      q.hung(q.decoding()[0]!.id, 1_000); // one hang: maybe the decoder's, not the camera's
+      expect(await send('big', seq++)).toBe('decoder');
+      q.hung(q.decoding()[0]!.id, 1_000);
+      expect(await send('big', seq++)).toBe('TC_ERR_DECODE_TIMEOUT');
+      expect(await send('cam', seq++)).toBe('decoder'); // the other cameras' frames are decoded as ever
+      q.complete(q.decoding()[0]!.id, decoded(cam('cam', 3)));
+      expect((await q.next())?.kind).toBe('frame');
+      vi.setSystemTime(Date.now() + 9_900);
+      expect(await send('big', seq++)).toBe('TC_ERR_DECODE_TIMEOUT');
+      vi.setSystemTime(Date.now() + 200); // 10 s on: one frame is tried, and hangs again; 20 s this time
+      expect(await send('big', seq++)).toBe('decoder');
+      const waiting = q.push(cam('big', seq++), LIMITS)!; // queued behind it: skipped too when it hangs
+      q.hung(q.decoding()[0]!.id, 1_000);
+      expect(waiting.state).toBe('done');
+      expect((await q.next())?.kind).toBe('error');
+      vi.setSystemTime(Date.now() + 19_900);
+      expect(await send('big', seq++)).toBe('TC_ERR_DECODE_TIMEOUT');
+      vi.setSystemTime(Date.now() + 200);
+      expect(await send('big', seq++)).toBe('decoder');
+      q.complete(q.decoding()[0]!.id, decoded(cam('big', seq - 1))); // decoded in time: the camera is trusted again
+      expect((await q.next())?.kind).toBe('frame');
+      expect(await send('big', seq++)).toBe('decoder');
+      q.hung(q.decoding()[0]!.id, 1_000);
+      expect(await send('big', seq++)).toBe('decoder');
+      expect(q.stats('test', 0)).toMatchObject({ dropped: 4, decodeErrors: 4 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test('a frame dropped as hung counts in its camera\'s share: when full, that camera\'s waiting frame goes, not another\'s', () => {
+    const q = new InFlightQueue(3);
+    const cam = (cameraId: string, seq: number): JpegFrame => ({ cameraId, seq, capturedAt: seq, jpeg: new Uint8Array(1) });
+    const big = q.push(cam('big', 0), LIMITS)!;
+    q.toDecoder(big);
+    q.hung(big.id, 1_000);
+    const bigWaiting = q.push(cam('big', 1), LIMITS)!;
+    const other = [q.push(cam('cam', 2), LIMITS)!, q.push(cam('cam', 3), LIMITS)!];
+    // Full: 'cam' holds more frames, but 'big' had a decoder for a whole timeout and 'cam' nothing.
+    q.push(cam('cam', 4), LIMITS);
+    expect(q.get(bigWaiting.id)).toBeUndefined();
+    expect(other.every((e) => q.get(e.id) === e)).toBe(true);
+  });
+
   describe('when full (more frames come than the decoders and the analyzer take)', () => {
     const camFrame = (cameraId: string, seq: number): JpegFrame => ({ cameraId, seq, capturedAt: seq, jpeg: new Uint8Array(1) });
     const decoded = (f: JpegFrame) => ({ kind: 'frame' as const, frame: { cameraId: f.cameraId, seq: f.seq, capturedAt: f.capturedAt, width: 1, height: 1, scale: 1 as const, data: new Uint8Array(4), decodeMs: 1, release() {} } });

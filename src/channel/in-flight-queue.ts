@@ -17,6 +17,7 @@
 import type { ChannelStats } from './frame-channel.js';
 import type { ChannelOutput, DecodeLimits, DecodeRequest, JpegFrame } from './messages.js';
 import type { DecodeScale } from '../decode/decode-scale.js';
+import { frameName } from '../decode/decode-to-frame.js';
 
 export type EntryState = 'pending' | 'decoding' | 'done';
 
@@ -45,6 +46,23 @@ export function decodeRequest(entry: InFlightEntry, scale: DecodeScale): DecodeR
 /** Each output delivered makes the cameras' past shares count this much less: a memory of about 64 frames. */
 const SHARE_DECAY = 1 / 64;
 
+/**
+ * A camera whose frames hung a decoder this many times in a row (no frame of it answered in between) is backed off:
+ * one hang may be the decoder's (stopped, or the machine swapping), two in a row are the camera's frames.
+ */
+export const SLOW_CAMERA_STRIKES = 2;
+/** The longest a slow camera's frames are skipped before one is tried again (ms). */
+export const SLOW_CAMERA_MAX_BACKOFF_MS = 5 * 60_000;
+
+/**
+ * How long a camera's frames are skipped after `strikes` hangs in a row (SLOW_CAMERA_STRIKES or more): 10 times the
+ * decode timeout, doubling with each hang, up to SLOW_CAMERA_MAX_BACKOFF_MS; so a camera whose every frame hangs
+ * holds a decoder at most a tenth of the time, the first time, and less after.
+ */
+export function slowCameraBackoffMs(strikes: number, decodeTimeoutMs: number): number {
+  return Math.min(SLOW_CAMERA_MAX_BACKOFF_MS, 10 * decodeTimeoutMs * 2 ** (strikes - SLOW_CAMERA_STRIKES));
+}
+
 export class InFlightQueue {
   #max: number;
   readonly #entries: InFlightEntry[] = [];
@@ -57,6 +75,11 @@ export class InFlightQueue {
    */
   readonly #share = new Map<string, { v: number; at: number }>();
   #deliveredAll = 0;
+  /**
+   * Per camera whose frames hung a decoder (dropped at decodeTimeoutMs): the hangs in a row, and until when (ms since
+   * the epoch) its frames are answered as skipped instead of sent to a decoder. Gone at its next frame decoded.
+   */
+  readonly #slow = new Map<string, { strikes: number; until: number; timeoutMs: number }>();
   submitted = 0;
   dropped = 0;
   delivered = 0;
@@ -125,7 +148,60 @@ export class InFlightQueue {
     }
     const entry: InFlightEntry = { id: this.#nextId++, frame, limits, state: 'pending' };
     this.#entries.push(entry);
+    const skipped = this.#skipSlow(frame);
+    if (skipped) {
+      entry.state = 'done';
+      entry.output = skipped;
+      this.#deliver();
+    }
     return entry;
+  }
+
+  /**
+   * A frame of a camera backed off for its slow frames (see hung()): its answer, a decode error saying why, at once;
+   * undefined for a frame to decode.
+   */
+  #skipSlow(frame: JpegFrame): ChannelOutput | undefined {
+    const slow = this.#slow.get(frame.cameraId);
+    if (!slow || slow.strikes < SLOW_CAMERA_STRIKES || Date.now() >= slow.until) return undefined;
+    const secs = Math.ceil(slowCameraBackoffMs(slow.strikes, slow.timeoutMs) / 1000);
+    const message =
+      `${frameName(frame.cameraId, frame.seq)} not decoded: ${slow.strikes} of the camera's frames in a row took longer than ` +
+      `decodeTimeoutMs=${slow.timeoutMs} ms to decode and were dropped as hung, so its frames are skipped for ${secs} s (then one is tried again) ` +
+      `and the other cameras keep their frame rate; if its frames are this slow to decode (very large JPEGs), raise decodeTimeoutMs, ` +
+      `use a faster decoder (jpeg-turbo) or lower the camera's resolution`;
+    return { kind: 'error', failure: { type: 'decode-error', cameraId: frame.cameraId, seq: frame.seq, capturedAt: frame.capturedAt, code: 'TC_ERR_DECODE_TIMEOUT', message } };
+  }
+
+  /**
+   * A decoder held entry `id` past `decodeTimeoutMs` (the channel's watchdog, which stops that decoder): its frame is
+   * dropped, as abandon() does, but counts in its camera's share of the outputs (it held a decoder the whole time),
+   * and a camera whose frames hang decoders SLOW_CAMERA_STRIKES times in a row is backed off (slowCameraBackoffMs):
+   * its frames are answered as skipped (TC_ERR_DECODE_TIMEOUT) rather than each holding a decoder for
+   * decodeTimeoutMs. Before, such frames counted for nothing: the camera always had the smallest share, its frames
+   * were the last dropped, and the other cameras starved (a 4 MP camera of 25 scans at decodeTimeoutMs 1000 beside
+   * the simulator: 1 simulator frame analysed in 70 s).
+   */
+  hung(id: number, decodeTimeoutMs: number): void {
+    const frame = this.frameOf(id);
+    if (frame) {
+      const cam = frame.cameraId;
+      const strikes = (this.#slow.get(cam)?.strikes ?? 0) + 1;
+      const until = strikes >= SLOW_CAMERA_STRIKES ? Date.now() + slowCameraBackoffMs(strikes, decodeTimeoutMs) : 0;
+      // One per camera (deleted at its next frame decoded): bounded by the cameras, as #share is.
+      this.#slow.delete(cam);
+      this.#slow.set(cam, { strikes, until, timeoutMs: decodeTimeoutMs });
+      this.#served(cam);
+      // Its frames already waiting for a decoder are skipped too: each would hang the next decoder.
+      for (const e of this.#entries) {
+        if (e.state !== 'pending' || e.frame.cameraId !== cam) continue;
+        const skipped = this.#skipSlow(e.frame);
+        if (!skipped) break;
+        e.state = 'done';
+        e.output = skipped;
+      }
+    }
+    this.abandon(id);
   }
 
   /** The index of the frame to drop for a new frame of `cameraId`, or -1 for the new frame itself (see the policy above). */
@@ -192,6 +268,8 @@ export class InFlightQueue {
     }
     entry.state = 'done';
     entry.output = output;
+    // A decoder answered for this camera in time: its frames are not hanging decoders.
+    this.#slow.delete(entry.frame.cameraId);
     this.#deliver();
   }
 

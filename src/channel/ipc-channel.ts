@@ -200,7 +200,7 @@ export class IpcChannel implements FrameChannel {
       const job = dec.job;
       dec.job = null;
       dec.ready = false;
-      this.#queue.abandon(job);
+      this.#queue.hung(job, this.#opts.decodeTimeoutMs);
       dec.proc.kill('SIGKILL'); // restarted on exit (#onExit), with the crash back-off
     }
   }

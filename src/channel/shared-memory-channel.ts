@@ -255,7 +255,7 @@ export class SharedMemoryChannel implements FrameChannel {
         `shared channel: decoder thread ${id} did not answer within ${this.#opts.decodeTimeoutMs} ms${held.on}; ` +
           `it is hung (stuck), so it is terminated and replaced and its frame dropped${held.fix}`,
       );
-      this.#queue.abandon(this.#slotJob[slot]!);
+      this.#queue.hung(this.#slotJob[slot]!, this.#opts.decodeTimeoutMs);
       void thread.terminate();
     }
   }

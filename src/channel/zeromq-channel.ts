@@ -327,15 +327,18 @@ export class ZeromqChannel implements FrameChannel {
     }, delay).unref();
   }
 
-  /** Drops a decoder: the job it held is lost (counted as dropped, not retried: it may be what killed it). */
-  #forget(key: string): void {
+  /**
+   * Drops a decoder: the job it held is lost (counted as dropped, not retried: it may be what killed it); `hungMs`:
+   * it held that job past decodeTimeoutMs (see InFlightQueue.hung).
+   */
+  #forget(key: string, hungMs?: number): void {
     const peer = this.#peers.get(key);
     if (!peer) return;
     this.#drop(peer);
     // A remote decoder leaving with a job (timed out, or 'bye' while holding one) has failed it.
     if (peer.job !== null && peer.local === undefined) this.#failed(key);
     this.#fitInFlight();
-    if (peer.job !== null) this.#giveUp(peer.job.id);
+    if (peer.job !== null) this.#giveUp(peer.job.id, hungMs);
     this.#pump();
   }
 
@@ -352,10 +355,12 @@ export class ZeromqChannel implements FrameChannel {
     return n;
   }
 
-  /** A job a decoder will not answer: its frame is dropped, unless another decoder has it too or it is done. */
-  #giveUp(job: number): void {
+  /** A job a decoder will not answer: its frame is dropped, unless another decoder has it too or it is done; `hungMs`: see #forget. */
+  #giveUp(job: number, hungMs?: number): void {
     if (this.#holders(job) > 0) return;
-    if (this.#queue.get(job)?.state === 'decoding') this.#queue.abandon(job);
+    if (this.#queue.get(job)?.state !== 'decoding') return;
+    if (hungMs === undefined) this.#queue.abandon(job);
+    else this.#queue.hung(job, hungMs);
   }
 
   async #receive(): Promise<void> {
@@ -599,7 +604,7 @@ export class ZeromqChannel implements FrameChannel {
       const held = heldFrameNote(this.#queue.frameOf(peer.job.id));
       process.emitWarning(`zeromq channel: decoder ${peer.key} did not answer within ${this.#opts.decodeTimeoutMs} ms${held.on}; dropping its frame${held.fix}`);
       if (peer.local !== undefined) this.#locals[peer.local]?.proc.kill('SIGKILL'); // restarted on exit
-      this.#forget(peer.key);
+      this.#forget(peer.key, this.#opts.decodeTimeoutMs);
     }
   }
 
