@@ -18,6 +18,7 @@ import { RepeatLog } from './repeat-log.js';
 import { LoadWindow, behindMessage, keepsUpMessage, noRemoteDecoderSince } from './load-window.js';
 import type { FrameSource, SourceStats } from './source/frame-source.js';
 import { SourceError, type TrafficCounterError } from './errors.js';
+import { inConfigFile } from './config/validate-config.js';
 
 export interface DaemonLogger {
   info(msg: string): void;
@@ -29,6 +30,8 @@ export interface DaemonOptions {
   /** The window over which a camera's frames dropped before analysis are judged (ms, default 60 s; tests shorten it). */
   readonly loadWindowMs?: number;
   readonly onEvent?: (event: CrossingEvent, totals: { in: number; out: number }) => void;
+  /** The config file the cameras came from (run --config): named in errors about a camera's keys (see inConfigFile). */
+  readonly configFile?: string;
 }
 
 export interface CameraStats {
@@ -235,7 +238,12 @@ export class Daemon implements AsyncDisposable {
     if (window !== undefined && !(window > 0 && Number.isFinite(window))) throw new RangeError(`DaemonOptions.loadWindowMs: must be a positive number of ms, got ${String(window)}`);
     // Every analyzer is built (its config checked) before the store opens and the decoders start: a camera it
     // refuses stops the start with nothing to close.
-    const analyzers = config.cameras.map((camera, i) => new CameraAnalyzer(camera, `cameras[${i}]`));
+    let analyzers: CameraAnalyzer[];
+    try {
+      analyzers = config.cameras.map((camera, i) => new CameraAnalyzer(camera, `cameras[${i}]`));
+    } catch (err) {
+      throw inConfigFile(err, opts.configFile);
+    }
     // So is the zeromq key (a missing key file created the database before it was refused: helper 48).
     if (config.channel === 'zeromq') checkZeromqKey(config.zeromqEndpoint, config.zeromqKeyFile);
     // A failing database (disk full, made read-only) is said once, then at its 100th failure since or after 10
@@ -554,12 +562,14 @@ export class Daemon implements AsyncDisposable {
         this.#received(p, f.capturedAt);
         p.recentFrames[p.recentCount++ % p.recentFrames.length] = f.capturedAt;
       } catch (err) {
+        // A ROI past the frame's edge, say: named with the config file it is to be fixed in.
+        const message = (inConfigFile(err, this.#opts.configFile) as Error).message;
         p.stats.analyzerErrors++;
-        p.stats.lastError = (err as Error).message;
-        p.skipReason = (err as Error).message;
+        p.stats.lastError = message;
+        p.skipReason = message;
         if (seq === p.latestImageSeq) p.latestImageUsable = false;
         if (p.stats.analyzerErrors === 1 || p.stats.analyzerErrors % 100 === 0) {
-          this.#log.warn(`camera ${cameraId}: analyzer rejected frame ${f.seq}: ${(err as Error).message}`);
+          this.#log.warn(`camera ${cameraId}: analyzer rejected frame ${f.seq}: ${message}`);
         }
       } finally {
         f.release();

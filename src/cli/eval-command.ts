@@ -2,7 +2,7 @@
 
 import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag, FPS_RULE } from './parse-cli-args.js';
 import { REPLAY_FLAGS } from './replay-command.js';
-import { loadConfigFile } from '../config/validate-config.js';
+import { inConfigFile, loadConfigFile } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { replayDirectory } from '../replay/replay-directory.js';
 import { checkTruthLines, evaluateCounts, evaluateCrossings, formatCrossingTable, formatEvalTable, readTruthJson, truthEvents, validateTruth } from '../eval/evaluate-counts.js';
@@ -63,6 +63,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
     onEvent: (e) => counted.push(e),
     onFrameSkipped: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
     onNote: (msg) => process.stderr.write(`traffic-counter: note: ${msg}\n`),
+  }).catch((err: unknown) => {
+    // A camera's ROI past the edge of the frames, say: named with the config file it is to be fixed in.
+    throw inConfigFile(err, values.config);
   });
   const skipped = `${result.decodeErrors ? `, ${result.decodeErrors} rejected` : ''}${result.unreadable ? `, ${result.unreadable} unreadable` : ''}`;
   // Every frame refused (too large for maxMegapixels, not JPEGs): a score of counts never made says nothing.

@@ -1,7 +1,7 @@
 // `traffic-counter replay`: counts a directory of JPEG snapshots offline through the decode channel.
 
 import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag, FPS_RULE } from './parse-cli-args.js';
-import { loadConfigFile } from '../config/validate-config.js';
+import { inConfigFile, loadConfigFile } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { replayDirectory } from '../replay/replay-directory.js';
 
@@ -59,6 +59,9 @@ export async function replayCommand(argv: string[]): Promise<number> {
     },
     onFrameSkipped: (msg) => process.stderr.write(`traffic-counter: ${msg}; frame skipped\n`),
     onNote: (msg) => process.stderr.write(`traffic-counter: note: ${msg}\n`),
+  }).catch((err: unknown) => {
+    // A camera's ROI past the edge of the frames, say: named with the config file it is to be fixed in.
+    throw inConfigFile(err, values.config);
   });
   for (const c of result.cameras) for (const w of c.warnings) process.stderr.write(`traffic-counter: warning: ${w}\n`);
   if (values.json) {

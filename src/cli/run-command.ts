@@ -170,6 +170,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.on('warning', (w: Error) => log.warn(w.name === 'Warning' ? w.message : `${w.name}: ${w.message}`));
     const daemon = await Daemon.start(config, {
       log,
+      configFile: values.config,
       onEvent: (ev, totals) =>
         put(
           'stdout',

@@ -430,6 +430,17 @@ export function jsonErrorWhere(message: string, text: string): string {
 }
 
 /** Reads and validates a JSON config file. */
+/**
+ * `err` with the config file named first, as loadConfigFile names it, when it is a ConfigError about a camera's keys
+ * ("cameras[0].roi: …") thrown after loading: by the camera's analyzer at start, or at its first frames (a ROI past
+ * the frame's edge). `file` undefined (no --config: the simulator's or a --camera probe's config) or another error:
+ * `err` as it is. Before, such an error named the key but not the file, where a loading error names both.
+ */
+export function inConfigFile(err: unknown, file: string | undefined): unknown {
+  if (file === undefined || !(err instanceof ConfigError) || !/^cameras\[\d+\]/.test(err.message)) return err;
+  return new ConfigError(`${file}: ${err.message}`, { cause: err });
+}
+
 export function loadConfigFile(file: string, opts: ValidateOptions = { requireUrl: true }): Config {
   let text: string;
   try {
