@@ -114,7 +114,7 @@ describe('a camera whose frames change size', () => {
       // Mid-traffic, a frame of another shape too small for the ROI as drawn, then one of the same shape (the ROI
       // scaled to it) whose data is cut short.
       if (i === 20 * FPS) {
-        expect(() => hit.process({ width: 320, height: 240, data: new Uint8Array(320 * 240 * 4), timeMs: timeMs + 100 })).toThrow(/cameras\[0\]\.roi: reaches/);
+        expect(() => hit.process({ width: 320, height: 240, data: new Uint8Array(320 * 240 * 4), timeMs: timeMs + 100 })).toThrow(/cameras\[0\]\.roi\[\d\]: \([\d, ]+\) lies past the (right|bottom) edge/);
         expect(() => hit.process({ width: 1920, height: 1080, data: new Uint8Array(1000), timeMs: timeMs + 200 })).toThrow(/frame data has 1000 bytes/);
       }
     }
@@ -138,7 +138,7 @@ describe('a camera whose frames change size', () => {
     expect(analyzer.lastResize!.message).toMatch(/from 640x360 to 640x480: another shape .* kept as drawn: redraw them on a frame of this size \(cameras\[0\]\)/);
     // Too small for the ROI as drawn: every frame is refused, naming the ROI and the fix, and the analyzer
     // stays as it was (what it holds is not flushed for a frame it cannot take).
-    expect(() => analyzer.process({ width: 320, height: 240, data: grey(320, 240), timeMs: T0 + 2000 })).toThrow(/cameras\[0\]\.roi: reaches \(640, 360\).*redraw them/);
+    expect(() => analyzer.process({ width: 320, height: 240, data: grey(320, 240), timeMs: T0 + 2000 })).toThrow(/cameras\[0\]\.roi\[\d\]: \(640, \d+\) lies past the right edge of the camera.s 320x240 frame.*redraw the ROI/);
     expect(analyzer.lastResize).toMatchObject({ count: 1, misfit: true });
     // Back to the size it was drawn on: as drawn, nothing to redraw.
     analyzer.process({ width: 640, height: 360, data: grey(640, 360), timeMs: T0 + 3000 });

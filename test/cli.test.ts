@@ -93,7 +93,7 @@ describe('traffic-counter CLI', () => {
     const r = await runCli(['replay', '--config', file, '--frames', join(dir, 'frames'), '--fps', '2']);
     expect(r.code).not.toBe(0);
     // With the config file named, as for an error found while loading it.
-    expect(r.stderr).toContain(`${file}: cameras[0].roi: reaches (1900, 1000) but the decoded frame is only 1280x720`);
+    expect(r.stderr).toContain(`${file}: cameras[0].roi[1]: (1900, 0) lies past the right edge of the camera's 1280x720 frame`);
     expect(clip.frames).toBeGreaterThan(0);
   }, 60_000);
 

@@ -17,6 +17,8 @@ export interface RoiGeometry {
   readonly mask: Uint8Array;
   /** Number of mask pixels. */
   readonly maskCount: number;
+  /** The ROI polygon it was built from (full-resolution pixels), for checkFrameContainsRoi's message. */
+  readonly roi: readonly Point[];
 }
 
 /** Builds the crop and mask; the crop is clipped to the frame only by the caller's size check. */
@@ -55,7 +57,7 @@ export function buildRoiGeometry(roi: readonly Point[], scale: number): RoiGeome
       }
     }
   }
-  return { x0, y0, width, height, scale, mask, maskCount };
+  return { x0, y0, width, height, scale, mask, maskCount, roi };
 }
 
 /**
@@ -70,14 +72,31 @@ export function checkFrameContainsRoi(geom: RoiGeometry, frameWidth: number, fra
         'set decodeScale to a divisor of every camera\'s analyzer.downscale',
     );
   }
+  const w = frameWidth * frameScale;
+  const h = frameHeight * frameScale;
+  const at = frameScale > 1 ? ` (decoded at scale ${frameScale} as ${frameWidth}x${frameHeight})` : '';
+  const drawnOn =
+    `, or, when they were drawn on a frame of the same shape at another size (a camera's other stream), set ${path}.drawnOn to that ` +
+    `frame's [width, height]; they are then scaled to fit (README, "Frame size")`;
+  // One rule for the four edges: every corner on the frame, (0, 0) to (width, height). A corner past the left or top
+  // edge was clipped away without a word, while one past the right or bottom edge refused the frame.
+  for (const [i, [x, y]] of geom.roi.entries()) {
+    const edges = [x < 0 && 'left', y < 0 && 'top', x > w && 'right', y > h && 'bottom'].filter((e): e is string => e !== false);
+    if (edges.length === 0) continue;
+    const past = x > w || y > h;
+    throw new ConfigError(
+      `${path}.roi[${i}]: (${x}, ${y}) lies past the ${edges.join(' and ')} edge of the camera's ${w}x${h} frame${at}; ` +
+        `ROI and line coordinates are pixels of the full-size frame, from (0, 0) at its top-left corner to (${w}, ${h}): ` +
+        `move the point onto the frame, or redraw the ROI on a frame of this camera${past ? drawnOn : ''}`,
+    );
+  }
+  // The crop never reaches further than the corners; this holds a ROI within the last pixels of the frame to it too.
   const needW = geom.x0 + geom.width * geom.scale;
   const needH = geom.y0 + geom.height * geom.scale;
-  if (frameWidth * frameScale < needW || frameHeight * frameScale < needH) {
-    const at = frameScale > 1 ? ` at decode scale ${frameScale} (${frameWidth * frameScale}x${frameHeight * frameScale} full-resolution pixels)` : '';
+  if (w < needW || h < needH) {
     throw new ConfigError(
-      `${path}.roi: reaches (${needW}, ${needH}) but the decoded frame is only ${frameWidth}x${frameHeight}${at}; ` +
-        'ROI and line coordinates are pixels of the full-size frame: redraw them on a frame of this camera, or, when they ' +
-        `were drawn on a frame of the same shape at another size (a camera's other stream), set ${path}.drawnOn to that frame's [width, height]; they are then scaled to fit (README, "Frame size")`,
+      `${path}.roi: reaches (${needW}, ${needH}) at analyzer.downscale ${geom.scale}, past the camera's ${w}x${h} frame${at}; ` +
+        `move the ROI away from the frame's right and bottom edges, or lower analyzer.downscale`,
     );
   }
 }
