@@ -638,7 +638,7 @@ export class Daemon implements AsyncDisposable {
     const now = Date.now();
     for (const p of this.#pipelines.values()) {
       const verdict = p.load.end(now);
-      if (verdict === 'behind') this.#log.warn(behindMessage(p.camera.id, p.load.last!, this.config, this.#remoteDecoderCommand(), this.#remoteDecoderLostAt()));
+      if (verdict === 'behind') this.#log.warn(behindMessage(p.camera.id, p.load.last!, this.config, this.#remoteDecoderCommand(), this.#remoteDecoderLostAt(), this.#channel.stats().remoteDecoders));
       else if (verdict === 'keeps up') this.#log.info(keepsUpMessage(p.camera.id, p.load.last!));
     }
   }
@@ -740,7 +740,7 @@ export class Daemon implements AsyncDisposable {
           const why = p.skipReason ?? refusal?.message ?? this.#noDecoderMessage();
           warnings.push({ message: this.#starvedMessage(p, why) });
         }
-        if (p.load.behind && p.load.share(now) !== undefined) warnings.push({ message: behindMessage(p.camera.id, p.load.last!, this.config, this.#remoteDecoderCommand(), this.#remoteDecoderLostAt()) });
+        if (p.load.behind && p.load.share(now) !== undefined) warnings.push({ message: behindMessage(p.camera.id, p.load.last!, this.config, this.#remoteDecoderCommand(), this.#remoteDecoderLostAt(), this.#channel.stats().remoteDecoders) });
         if (p.analyzer.lastResize?.misfit) warnings.push({ message: `camera ${p.camera.id}: ${p.analyzer.lastResize.message}` });
         const view = p.analyzer.viewState();
         if (view?.moved) warnings.push({ message: viewMovedMessage(p.camera.id, view) });

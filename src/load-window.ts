@@ -96,8 +96,8 @@ export function noRemoteDecoderSince(lostAt: number): string {
 
 /**
  * Says that the daemon cannot keep up with camera `cameraId` over window `w`, and the fixes (from `c`; with `decoders`
- * 0, `remoteCommand` is the command that starts a remote decoder for this daemon, where it is known, and
- * `remoteLostAt` when the last remote decoder was lost, where none is connected now).
+ * 0, `remoteCommand` is the command that starts a remote decoder for this daemon, where it is known, `remoteLostAt`
+ * when the last remote decoder was lost, where none is connected now, and `remoteConnected` how many are connected).
  */
 export function behindMessage(
   cameraId: string,
@@ -105,12 +105,19 @@ export function behindMessage(
   c: Pick<Config, 'decoders' | 'decodeScale' | 'decoder'>,
   remoteCommand = 'traffic-counter decoder --connect ENDPOINT',
   remoteLostAt?: number,
+  remoteConnected?: number,
 ): string {
   const sec = (w.endAt - w.startAt) / 1000;
   const rate = (n: number): string => (n / sec).toFixed(1);
-  // With remote decoders only (zeromq, decoders 0), local settings change nothing: more of those are the fix.
+  // With remote decoders only (zeromq, decoders 0), local settings change nothing: more of those are the fix. With
+  // none connected, there is no decoder at all: "connect more remote decoders" and "a larger decodeScale" read as a
+  // daemon short of decoding power, not one that has none.
   const fix =
-    c.decoders === 0
+    c.decoders === 0 && remoteConnected === 0
+      ? `no decoder is connected to decode them: \`decoders\` is 0 (no local decoder) and ` +
+        `${remoteLostAt === undefined ? 'no remote decoder has connected' : noRemoteDecoderSince(remoteLostAt)}; ` +
+        `start one on a decoder host with \`${remoteCommand}\`, or give the daemon local decoders (--decoders N, or \`decoders\` 1 or more in the config)`
+      : c.decoders === 0
       ? `connect more remote decoders (\`${remoteCommand}\`; \`decoders\` is 0, so all decoding is theirs${remoteLostAt === undefined ? '' : `; ${noRemoteDecoderSince(remoteLostAt)}`}), a larger \`decodeScale\` (now ${c.decodeScale}), or count fewer cameras in this daemon`
       : `give it more decoders (\`decoders\`, now ${c.decoders}), a larger \`decodeScale\` (now ${c.decodeScale}) or a faster \`decoder\` (now ${c.decoder}; jpeg-turbo is the fastest), or count fewer cameras in this daemon`;
   return (

@@ -31,11 +31,12 @@ it('tells a camera whose every frame is dropped that the daemon cannot keep up, 
   const daemon = await Daemon.start(config, { log: { info: (m: string) => log.push(m), warn: (m: string) => log.push(m) }, loadWindowMs: 2_000 });
   onTestFinished(() => daemon.close());
 
-  // The fix names the command to start a remote decoder with, this daemon's endpoint in it (it said `--connect …`).
+  // The fix names the command to start a remote decoder with, this daemon's endpoint in it (it said `--connect …`),
+  // and that there is no decoder at all (it said to "connect more remote decoders", and a larger decodeScale).
   const behind = new RegExp(
     String.raw`^camera cam1: the daemon cannot keep up: (\d+) of its (\d+) frames \((\d+)%\) in the last \d+ s were dropped before analysis, ` +
-      String.raw`so it counts from ([\d.]+) frames/s instead of [\d.]+, .*connect more remote decoders \(` +
-      `\`traffic-counter decoder --connect ${endpoint}\`; \`decoders\` is 0, so all decoding is theirs\\)`,
+      String.raw`so it counts from ([\d.]+) frames/s instead of [\d.]+, .*; no decoder is connected to decode them: \x60decoders\x60 is 0 \(no local decoder\) ` +
+      `and no remote decoder has connected; start one on a decoder host with \`traffic-counter decoder --connect ${endpoint}\`, or give the daemon local decoders`,
   );
   await until('"cannot keep up" in the log', () => log.some((m) => behind.test(m)));
   const [, dropped, all, percent, rate] = behind.exec(log.find((m) => behind.test(m))!)!;

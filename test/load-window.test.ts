@@ -30,6 +30,28 @@ it('a camera whose every frame is dropped is told the daemon cannot keep up, 100
   expect(w.share(2 * WINDOW)).toBe(1);
 });
 
+it('with decoders 0, says there is no decoder at all when no remote one is connected, and to connect more when some are', () => {
+  const w = new LoadWindow(WINDOW, 0);
+  for (let k = 0; k < 30; k++) w.submitted();
+  w.end(WINDOW);
+  const remoteOnly = { decoders: 0, decodeScale: 1, decoder: 'jpeg-js' } as const;
+  const command = 'traffic-counter decoder --connect tcp://10.0.0.5:5555';
+  // Before: "connect more remote decoders (…), a larger `decodeScale` (now 1), or count fewer cameras", as if the
+  // daemon were short of decoding power rather than without any.
+  const none = behindMessage('cam1', w.last!, remoteOnly, command, undefined, 0);
+  expect(none).toMatch(/^camera cam1: the daemon cannot keep up: 30 of its 30 frames \(100%\) in the last 2 s were dropped before analysis, /);
+  expect(none).toContain(
+    '; no decoder is connected to decode them: `decoders` is 0 (no local decoder) and no remote decoder has connected; start one on a decoder ' +
+      'host with `traffic-counter decoder --connect tcp://10.0.0.5:5555`, or give the daemon local decoders (--decoders N, or `decoders` 1 or more in the config)',
+  );
+  expect(none).not.toContain('connect more');
+  expect(none).not.toContain('decodeScale');
+  expect(behindMessage('cam1', w.last!, remoteOnly, command, Date.UTC(2026, 0, 2, 3, 4, 5), 0)).toContain(
+    'and no remote decoder connected since 2026-01-02T03:04:05Z, when the last one was lost; start one',
+  );
+  expect(behindMessage('cam1', w.last!, remoteOnly, command, undefined, 2)).toContain('; connect more remote decoders (`traffic-counter decoder --connect tcp://10.0.0.5:5555`;');
+});
+
 it('says it keeps up again at the end of the first good window, though no output of the camera comes after it', () => {
   const w = new LoadWindow(WINDOW, 0);
   expect(windowOf(w, WINDOW, 40, 20)).toMatch(/^camera cam1: the daemon cannot keep up: 20 of its 40 frames \(50%\) .* counts from 10\.0 frames\/s instead of 20\.0,/);

@@ -93,7 +93,8 @@ it('says in the camera\'s warnings since when no remote decoder is connected, on
   const since = `no remote decoder connected since ${new Date(lostAt).toISOString().slice(0, 19)}Z, when the last one was lost`;
 
   // Frames pile up: the daemon cannot keep up, then the camera reads failing; both warnings say since when.
-  const behind = `connect more remote decoders (\`traffic-counter decoder --connect ${endpoint}\`; \`decoders\` is 0, so all decoding is theirs; ${since}), a larger`;
+  // With none connected, no decoder at all: not "connect more remote decoders" or "a larger decodeScale".
+  const behind = `no decoder is connected to decode them: \`decoders\` is 0 (no local decoder) and ${since}; start one on a decoder host with \`traffic-counter decoder --connect ${endpoint}\`, or give the daemon local decoders (--decoders N, or \`decoders\` 1 or more in the config)`;
   const failing = `no decoder returned its frames (the channel dropped `;
   await until('the camera failing', async () => (await health()).cameras[0]!.status === 'failing', 30_000);
   await until('"cannot keep up" in its warnings', async () => (await health()).cameras[0]!.warnings.some((w) => w.message.includes('cannot keep up')));
