@@ -770,6 +770,9 @@ export class Daemon implements AsyncDisposable {
   }
 
   /** Stops polling, lets decoders finish, analyses what is in flight, flushes and closes the store. Idempotent. */
+  /** What close() waits for now (see closeWaitingFor); undefined when it is not running. */
+  #closeWait: { step: 'sources' | 'decoders' | 'analysis'; timeoutMs: number } | undefined;
+
   close(timeoutMs = 5_000): Promise<void> {
     this.#closing ??= this.#close(timeoutMs);
     return this.#closing;
@@ -779,10 +782,32 @@ export class Daemon implements AsyncDisposable {
     this.#abort.abort();
     clearInterval(this.#loadTimer);
     clearInterval(this.#fileTimer);
+    this.#closeWait = { step: 'sources', timeoutMs };
     await Promise.allSettled([...this.#pipelines.values()].map((p) => p.source.close()));
+    this.#closeWait = { step: 'decoders', timeoutMs };
     await this.#channel.close(timeoutMs);
+    this.#closeWait = { step: 'analysis', timeoutMs };
     await Promise.allSettled(this.#loops);
     this.#storeWhatIsHeld();
+    this.#closeWait = undefined;
+  }
+
+  /**
+   * While close() runs: what it is waiting for, said to a user whose Ctrl-C seemed to do nothing (with a decoder
+   * stopped or busy on a slow frame, the close waits up to its timeout for that frame, then for the decoders to exit:
+   * about 8 s without a word). Undefined when not closing, or closed.
+   */
+  closeWaitingFor(): string | undefined {
+    const wait = this.#closeWait;
+    if (!wait) return undefined;
+    if (wait.step === 'sources') return 'the cameras\' requests under way to end';
+    if (wait.step === 'analysis') return 'the analyzer to finish the frames it holds';
+    const n = this.#channel.stats().inFlight;
+    if (n === 0) return 'the decoders to stop';
+    return (
+      `${n} frame(s) at or waiting for the decoders (up to ${wait.timeoutMs / 1000} s: a decoder that does not answer, stopped or busy on a slow ` +
+      'frame, is waited for that long), then the decoders to stop'
+    );
   }
 
   /**

@@ -181,10 +181,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     // Listening for the signals before saying that it counts: a signal sent the moment that line is read (a
     // supervisor, a test) found no handler yet and killed the process without its flush.
     let hungUp = false;
-    const stopped = new Promise<void>((resolve) => {
+    const stopped = new Promise<string>((resolve) => {
       const stop = (why: string) => {
         log.info(`${why}: flushing counts and stopping`);
-        resolve();
+        resolve(why);
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
@@ -228,8 +228,16 @@ export async function runCommand(argv: string[]): Promise<number> {
     }, 30_000);
     status.unref();
 
-    await stopped;
+    const why = await stopped;
     clearInterval(status);
+    // A close that takes a while (a decoder stopped or busy on a slow frame is waited for, then stopped: about 8 s)
+    // says what it waits for, and how to stop at once: before, nothing was said after the signal until the exit.
+    const again = why === 'SIGTERM' || why === 'SIGHUP' ? `a second ${why} or Ctrl-C` : 'Ctrl-C again';
+    const waitNote = setTimeout(() => {
+      const what = daemon.closeWaitingFor();
+      if (what !== undefined) log.info(`still stopping: waiting for ${what}; ${again} stops at once (counts stored; frames still at the decoders not analysed)`);
+    }, CLOSE_NOTE_MS);
+    waitNote.unref();
     // A second signal while closing forces the exit: what the analyzers hold (a start-up's buffered frames
     // included) is counted and stored first; only the frames still at the decoders are not analysed.
     const force = (signal: NodeJS.Signals) => {
@@ -253,6 +261,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         log.warn(String(err));
       });
     }
+    clearTimeout(waitNote);
     for (const s of signals) process.off(s, force);
     if (hungUp) {
       // Flushed and closed: now ended by the signal, as a supervisor expects (status 129). Exiting normally on a
@@ -287,6 +296,8 @@ function refuseBeforeStart(config: Config): void {
 
 /** Up to this many cameras, the status every 30 s has a line per camera; beyond, one line for all. */
 const STATUS_CAMERAS = 8;
+/** How long a close may take before the log says what it waits for (ms): a normal close is over well before. */
+const CLOSE_NOTE_MS = 1_000;
 
 /** A relative db path (the config's "db" or --db) is taken from the working directory: the log says where that is. */
 function describeDbPath(db: string): string {
