@@ -145,13 +145,16 @@ describe('InFlightQueue', () => {
         return out?.kind === 'error' ? out.failure.code : 'frame';
       };
       let seq = 0;
+      expect(await send('cam', seq++)).toBe('decoder'); // another camera: skipping 'big' lets its frames through
+      q.complete(q.decoding()[0]!.id, decoded(cam('cam', 0)));
+      expect((await q.next())?.kind).toBe('frame');
       expect(await send('big', seq++)).toBe('decoder');
       q.hung(q.decoding()[0]!.id, 1_000); // one hang: maybe the decoder's, not the camera's
       expect(await send('big', seq++)).toBe('decoder');
       q.hung(q.decoding()[0]!.id, 1_000);
       expect(await send('big', seq++)).toBe('TC_ERR_DECODE_TIMEOUT');
       expect(await send('cam', seq++)).toBe('decoder'); // the other cameras' frames are decoded as ever
-      q.complete(q.decoding()[0]!.id, decoded(cam('cam', 3)));
+      q.complete(q.decoding()[0]!.id, decoded(cam('cam', 4)));
       expect((await q.next())?.kind).toBe('frame');
       vi.setSystemTime(Date.now() + 9_900);
       expect(await send('big', seq++)).toBe('TC_ERR_DECODE_TIMEOUT');
@@ -174,6 +177,18 @@ describe('InFlightQueue', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  test('a camera alone is never skipped for hung frames: there is no other camera to keep its frame rate for', async () => {
+    const q = new InFlightQueue(8);
+    const frame = (seq: number): JpegFrame => ({ cameraId: 'only', seq, capturedAt: seq, jpeg: new Uint8Array(1) });
+    for (let seq = 0; seq < 5; seq++) {
+      const e = q.push(frame(seq), LIMITS)!;
+      expect(e.state).toBe('pending'); // sent to a decoder every time, however many hung before it
+      q.toDecoder(e);
+      q.hung(e.id, 1_000);
+    }
+    expect(q.stats('test', 0)).toMatchObject({ dropped: 5, decodeErrors: 0 });
   });
 
   test('a frame dropped as hung counts in its camera\'s share: when full, that camera\'s waiting frame goes, not another\'s', () => {

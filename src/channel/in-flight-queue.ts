@@ -164,6 +164,9 @@ export class InFlightQueue {
   #skipSlow(frame: JpegFrame): ChannelOutput | undefined {
     const slow = this.#slow.get(frame.cameraId);
     if (!slow || slow.strikes < SLOW_CAMERA_STRIKES || Date.now() >= slow.until) return undefined;
+    // Skipping serves only the other cameras: a daemon's only camera keeps trying (a decoder stopped or starved
+    // twice looks the same as slow frames, and skipping would lose its counts for nothing).
+    if (!this.#otherCamera(frame.cameraId)) return undefined;
     const secs = Math.ceil(slowCameraBackoffMs(slow.strikes, slow.timeoutMs) / 1000);
     const message =
       `${frameName(frame.cameraId, frame.seq)} not decoded: ${slow.strikes} of the camera's frames in a row took longer than ` +
@@ -202,6 +205,12 @@ export class InFlightQueue {
       }
     }
     this.abandon(id);
+  }
+
+  /** Whether a camera other than `cam` has had a frame here (delivered or hung; see #share). */
+  #otherCamera(cam: string): boolean {
+    for (const k of this.#share.keys()) if (k !== cam) return true;
+    return false;
   }
 
   /** The index of the frame to drop for a new frame of `cameraId`, or -1 for the new frame itself (see the policy above). */
