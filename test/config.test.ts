@@ -47,6 +47,17 @@ describe('config validation', () => {
     expect(errorOf(() => validateConfig({ cameras: [camera()], decodeTimeoutMs: 500 })).message).toMatch(/^decodeTimeoutMs: .*1000/);
   });
 
+  it('refuses an ROI corner left of or above the frame at load, naming the corner: no frame has such a pixel', () => {
+    const left = errorOf(() => validateConfig({ cameras: [camera({ roi: [[0, 0], [100, 0], [100, 100], [-5, 100]] })] }));
+    expect(left.code).toBe('TC_ERR_CONFIG');
+    expect(left.message).toBe(
+      'cameras[0].roi[3]: [-5,100] lies past the left edge of every frame; ROI coordinates are pixels of the full-size frame from (0, 0) at its top-left corner: move the point onto the frame (0 or more)',
+    );
+    expect(errorOf(() => validateConfig({ cameras: [camera({ roi: [[-1, -2], [100, 0], [100, 100]] })] })).message).toMatch(/^cameras\[0\]\.roi\[0\]: \[-1,-2\] lies past the left and top edge/);
+    // On the edge is on the frame.
+    expect(validateConfig({ cameras: [camera({ roi: [[0, 0], [100, 0], [100, 100], [0, 100]] })] }).cameras[0]!.roi[0]).toEqual([0, 0]);
+  });
+
   it('names the key and the fix for a short ROI', () => {
     const err = errorOf(() => validateConfig({ cameras: [camera({ roi: [[0, 0], [1, 1]] })] }));
     expect(err.code).toBe('TC_ERR_CONFIG');

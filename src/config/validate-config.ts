@@ -211,6 +211,17 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
   if (!Array.isArray(raw.roi)) throw new ConfigError(`${path}.roi: must be a polygon [[x, y], ...] of at least 3 points, got ${describe(raw.roi)}`);
   if (raw.roi.length < 3) throw new ConfigError(`${path}.roi: polygon needs at least 3 points, got ${raw.roi.length}`);
   const roi = Object.freeze(raw.roi.map((p, i) => point(p, `${path}.roi[${i}]`)));
+  // No frame has a pixel left of or above (0, 0): such a corner is a mistake on every camera, said at once, not at
+  // the first frame (where a corner past the right or bottom edge, which depends on the frame's size, is told).
+  roi.forEach((p, i) => {
+    if (p[0] < 0 || p[1] < 0) {
+      const edge = [p[0] < 0 && 'left', p[1] < 0 && 'top'].filter(Boolean).join(' and ');
+      throw new ConfigError(
+        `${path}.roi[${i}]: ${describe(p)} lies past the ${edge} edge of every frame; ROI coordinates are pixels of the full-size ` +
+          'frame from (0, 0) at its top-left corner: move the point onto the frame (0 or more)',
+      );
+    }
+  });
   checkSimplePolygon(roi, path);
   if (polygonArea(roi) < 1) throw new ConfigError(`${path}.roi: polygon has zero area; list its corners in order around the region`);
 
