@@ -9,8 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Context, Router, type EventOfType } from 'zeromq';
 import { ChannelError, ConfigError } from '../errors.js';
@@ -26,6 +25,7 @@ import { killWithParent, restartDelayMs, stopChild } from './decoder-process.js'
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 import { readZeromqKeyFile, requireKeyForEndpoint, type ZeromqKey } from './zeromq-key.js';
 import { ZapHandler } from './zeromq-zap.js';
+import { privateIpcFile, removeStaleIpcFiles } from './ipc-socket-file.js';
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', import.meta.url));
 /**
@@ -149,6 +149,8 @@ export class ZeromqChannel implements FrameChannel {
   readonly #locals: LocalDecoder[] = [];
   readonly #router: Router;
   readonly #ipcFile: string | undefined;
+  /** The ipc file is this daemon's private one (zeromqEndpoint unset), named by privateIpcFile. */
+  readonly #privateIpc: boolean = false;
   #bindEndpoint: string;
   #connectEndpoint = '';
   #boundEndpoint: string | undefined;
@@ -180,7 +182,8 @@ export class ZeromqChannel implements FrameChannel {
     if (!Number.isInteger(opts.decoders) || opts.decoders < 0) throw new RangeError(`zeromq channel: decoders must be an integer >= 0, got ${opts.decoders}`);
     let ep = this.#opts.endpoint;
     if (ep === '') {
-      this.#ipcFile = join(tmpdir(), `traffic-counter-${process.pid}-${randomBytes(4).toString('hex')}.sock`);
+      this.#ipcFile = privateIpcFile();
+      this.#privateIpc = true;
       ep = `ipc://${this.#ipcFile}`;
     } else if (ep.startsWith('ipc://')) {
       this.#ipcFile = ep.slice('ipc://'.length);
@@ -268,6 +271,8 @@ export class ZeromqChannel implements FrameChannel {
     // Fails fast, with a message naming the fix, when an optional decoder is not installed.
     if (this.#opts.decoders > 0) await createDecoder(this.#opts.decoder);
     await this.#startKeyCheck();
+    // The private sockets of daemons that were killed (kill -9) and could not remove theirs.
+    if (this.#privateIpc) await removeStaleIpcFiles(dirname(this.#ipcFile!));
     try {
       await this.#router.bind(this.#bindEndpoint);
     } catch (err) {
