@@ -7,6 +7,7 @@ import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ChannelError } from '../errors.js';
 
 /** traffic-counter-PID-8HEX.sock: the daemon's private socket (see privateIpcFile). */
 const PRIVATE_IPC_NAME = /^traffic-counter-(\d{1,10})-[0-9a-f]{8}\.sock$/;
@@ -79,4 +80,28 @@ export async function removeStaleIpcFiles(dir = tmpdir()): Promise<string[]> {
     }
   }
   return removed;
+}
+
+/**
+ * What is at `path`, where a zeromqEndpoint ipc://PATH is to be bound: undefined when it can be (nothing there, or a
+ * socket nothing listens on: a daemon's that was killed), else why not. libzmq removes whatever is there before it
+ * binds: a file given by mistake (ipc:///etc/traffic-counter/config.json) was deleted without a word, and a second
+ * daemon on the same path took the socket from the first, whose decoders then served the second.
+ */
+async function ipcPathProblem(path: string): Promise<string | undefined> {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  if (!st.isSocket()) return `${path} exists and is ${st.isDirectory() ? 'a directory' : 'not a socket'}: binding would delete it`;
+  if (!(await socketRefused(path))) return `${path} is in use: another process (a traffic-counter daemon?) listens on it`;
+  return undefined;
+}
+
+/** Refuses (TC_ERR_CHANNEL_START) to bind zeromqEndpoint ipc://PATH where ipcPathProblem finds a problem. */
+export async function refuseTakenIpcPath(path: string): Promise<void> {
+  const problem = await ipcPathProblem(path);
+  if (problem !== undefined) throw new ChannelError('TC_ERR_CHANNEL_START', `zeromq channel: cannot bind ipc://${path}: ${problem}; pick another zeromqEndpoint path`);
 }

@@ -25,7 +25,7 @@ import { killWithParent, restartDelayMs, stopChild } from './decoder-process.js'
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 import { readZeromqKeyFile, requireKeyForEndpoint, type ZeromqKey } from './zeromq-key.js';
 import { ZapHandler } from './zeromq-zap.js';
-import { privateIpcFile, removeStaleIpcFiles } from './ipc-socket-file.js';
+import { privateIpcFile, refuseTakenIpcPath, removeStaleIpcFiles } from './ipc-socket-file.js';
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', import.meta.url));
 /**
@@ -148,7 +148,7 @@ export class ZeromqChannel implements FrameChannel {
   readonly #baseInFlight: number;
   readonly #locals: LocalDecoder[] = [];
   readonly #router: Router;
-  readonly #ipcFile: string | undefined;
+  #ipcFile: string | undefined;
   /** The ipc file is this daemon's private one (zeromqEndpoint unset), named by privateIpcFile. */
   readonly #privateIpc: boolean = false;
   #bindEndpoint: string;
@@ -273,6 +273,14 @@ export class ZeromqChannel implements FrameChannel {
     await this.#startKeyCheck();
     // The private sockets of daemons that were killed (kill -9) and could not remove theirs.
     if (this.#privateIpc) await removeStaleIpcFiles(dirname(this.#ipcFile!));
+    else if (this.#ipcFile !== undefined) {
+      try {
+        await refuseTakenIpcPath(this.#ipcFile);
+      } catch (err) {
+        this.#ipcFile = undefined; // not ours: close() leaves it
+        throw err;
+      }
+    }
     try {
       await this.#router.bind(this.#bindEndpoint);
     } catch (err) {

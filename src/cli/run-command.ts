@@ -13,6 +13,7 @@ import { probeCameraSize } from '../source/probe-camera-size.js';
 import { hideUrlPassword } from '../source/camera-url.js';
 import { ConfigError, DecodeError, StoreError, UsageError } from '../errors.js';
 import { checkZeromqKey } from '../channel/zeromq-key.js';
+import { refuseTakenIpcPath } from '../channel/ipc-socket-file.js';
 import { WriterLock, dbFolderProblem } from '../store/index.js';
 
 const HELP = `Usage: traffic-counter run [--config FILE] [--camera URL] [--db FILE] [options]
@@ -112,7 +113,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   // without a tcp:// endpoint) is refused at once, not after the simulator started or the probe waited 15 s. Those
   // configs give cameras only: the daemon's keys checked here (channel, db, zeromq) are the ones it will run with.
   const early = applyOverrides(fileConfig ?? validateConfig({ cameras: [{ id: 'flags', ...STAND_IN_VIEW }] }, { requireUrl: false }), overrides, fileConfig !== undefined);
-  refuseBeforeStart(early);
+  await refuseBeforeStart(early);
   // The API's port and host too: a port in use was told after the simulator had started and the database had been
   // created, with a row for the minute (0 vehicles, uptime -, monitored 0%).
   if (values.http !== undefined || early.httpPort > 0) await checkHttpListen(early.httpHost, early.httpPort);
@@ -284,8 +285,10 @@ export async function runCommand(argv: string[]): Promise<number> {
  * channel's and the store's (they check again), said before the simulator, the --camera probe, the store (it
  * created the database first) or the decoders start (before, the simulator printed its URL first, 4 s in).
  */
-function refuseBeforeStart(config: Config): void {
+async function refuseBeforeStart(config: Config): Promise<void> {
   if (config.channel === 'zeromq') checkZeromqKey(config.zeromqEndpoint, config.zeromqKeyFile);
+  // A file (or a running daemon's socket) at an ipc:// endpoint's path: libzmq would delete (or take) it.
+  if (config.channel === 'zeromq' && config.zeromqEndpoint.startsWith('ipc://')) await refuseTakenIpcPath(config.zeromqEndpoint.slice('ipc://'.length));
   // A ConfigError, not the store's StoreError: the user's input, exit status 2 as for the others.
   const folder = dbFolderProblem(config.db);
   if (folder !== undefined) throw new ConfigError(folder);
