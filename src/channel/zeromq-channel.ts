@@ -21,6 +21,7 @@ import { DECODER_NICE } from '../decode/decoder-priority.js';
 import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
 import { heldFrameNote, Watchdog, WATCHDOG_MS } from './watchdog.js';
+import { frameName } from '../decode/decode-to-frame.js';
 import { killWithParent, restartDelayMs, stopChild } from './decoder-process.js';
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 import { readZeromqKeyFile, requireKeyForEndpoint, type ZeromqKey } from './zeromq-key.js';
@@ -137,6 +138,25 @@ interface LocalDecoder {
  */
 const ROUTER_RECEIVE_HIGH_WATER_MARK = 64;
 
+/** libzmq's ZMQ_ROUTER_NOTIFY (a draft option, in zeromq.js's build) and its ZMQ_NOTIFY_DISCONNECT. */
+const ZMQ_ROUTER_NOTIFY = 97;
+const ZMQ_NOTIFY_DISCONNECT = 2;
+
+/**
+ * A ROUTER that receives an empty message from a decoder whose connection closed (see #disconnected), when libzmq
+ * has ZMQ_ROUTER_NOTIFY; without it, a decoder gone is noticed as before (a job that cannot be sent, silence).
+ */
+class NotifyingRouter extends Router {
+  constructor(options: ConstructorParameters<typeof Router>[0]) {
+    super(options);
+    try {
+      this.setInt32Option(ZMQ_ROUTER_NOTIFY, ZMQ_NOTIFY_DISCONNECT);
+    } catch {
+      // a libzmq built without draft options
+    }
+  }
+}
+
 export class ZeromqChannel implements FrameChannel {
   readonly name: string;
   readonly #opts: Required<Omit<ZeromqChannelOptions, 'onDropped'>>;
@@ -201,7 +221,7 @@ export class ZeromqChannel implements FrameChannel {
     this.name = `zeromq-${ep.startsWith('tcp://') ? 'tcp' : 'ipc'}`;
     this.#queue = new InFlightQueue(opts.maxInFlight, opts.onDropped);
     this.#baseInFlight = opts.maxInFlight;
-    this.#router = new Router({
+    this.#router = new NotifyingRouter({
       ...ZMQ_SOCKET_DEFAULTS,
       mandatory: true, // a job for a vanished decoder fails at once (EHOSTUNREACH) instead of vanishing
       // A decoder that reconnects (it gave up on a stopped daemon, or its link broke) keeps its routing id: its new
@@ -341,6 +361,24 @@ export class ZeromqChannel implements FrameChannel {
   }
 
   /**
+   * A decoder's connection closed without a 'bye': the process was stopped or killed, or its host or link went down
+   * (after the 5-s heartbeat timeout). Before, a remote decoder killed with -9 was told only when the next job to it
+   * failed, as "cannot send to decoder … (Host unreachable)", which blamed the network; one killed holding a job held
+   * back the frames behind it for decodeTimeoutMs, then was told as a camera's frames too slow to decode. A local
+   * decoder's exit is said by #onExit.
+   */
+  #disconnected(key: string): void {
+    const peer = this.#peers.get(key);
+    if (!peer) return;
+    if (peer.local === undefined && !this.#closing) {
+      const frame = peer.job === null ? undefined : this.#queue.frameOf(peer.job.id);
+      const dropped = frame === undefined || this.#holders(peer.job!.id) > 1 ? '' : `; its ${frameName(frame.cameraId, frame.seq)} is dropped`;
+      process.emitWarning(`zeromq channel: remote decoder ${key} went away: its connection closed without a goodbye (the decoder was stopped or killed, or its host or link went down)${dropped}`);
+    }
+    this.#forget(key);
+  }
+
+  /**
    * Drops a decoder: the job it held is lost (counted as dropped, not retried: it may be what killed it); `hungMs`:
    * it held that job past decodeTimeoutMs (see InFlightQueue.hung).
    */
@@ -393,6 +431,11 @@ export class ZeromqChannel implements FrameChannel {
 
   #onMessage(parts: Buffer[]): void {
     const key = parts[0]!.toString('latin1');
+    // A connection closed (ZMQ_ROUTER_NOTIFY): libzmq's empty message for it, with the decoder's routing id.
+    if (parts.length === 2 && parts[1]!.length === 0) {
+      this.#disconnected(key);
+      return;
+    }
     let msg: ZmqFromDecoder | undefined;
     try {
       msg = JSON.parse(parts[1]!.toString('utf8')) as ZmqFromDecoder;
@@ -596,7 +639,9 @@ export class ZeromqChannel implements FrameChannel {
       peer.job = null;
       this.#fitInFlight();
       if (this.#holders(entry.id) === 0 && this.#queue.get(entry.id)?.state === 'decoding') entry.state = 'pending';
-      if (!this.#closing) process.emitWarning(`zeromq channel: cannot send to decoder ${peer.key} (${(err as Error).message}); forgetting it`);
+      // EHOSTUNREACH (libzmq's "Host unreachable") says only that no connection has this routing id any more.
+      const why = (err as NodeJS.ErrnoException).code === 'EHOSTUNREACH' ? 'it is no longer connected: it was stopped or killed, or its host or link went down' : (err as Error).message;
+      if (!this.#closing) process.emitWarning(`zeromq channel: cannot send to ${peer.local === undefined ? 'remote ' : ''}decoder ${peer.key} (${why}); forgetting it`);
       this.#pump();
     });
   }
