@@ -20,6 +20,6 @@ test('query --db "" (a shell variable not set) names --db, not an empty path', a
   // It said "traffic-counter: : no count database at this path; … or pass the right --db".
   expect({ code: r.code, stderr: r.stderr }).toEqual({
     code: 2,
-    stderr: 'traffic-counter: --db: given empty; give the database file the daemon writes (--db), or leave --db out for ./data/counts.db [TC_ERR_QUERY]\n',
+    stderr: 'traffic-counter: query: --db given empty; give the database file the daemon writes (--db), or leave --db out for ./data/counts.db [TC_ERR_USAGE]\n',
   });
 });

@@ -1,9 +1,12 @@
 // `traffic-counter camera-sim`: serves the synthetic traffic camera until interrupted.
 
-import { parseCliArgs, numberFlag, PORT_RULE } from './parse-cli-args.js';
+import { parseCliArgs, numberFlag, describeRule, PORT_RULE, type NumberRule } from './parse-cli-args.js';
 import { startCameraSim } from '../source/camera-sim/camera-sim-server.js';
 import { SCENARIOS, type ScenarioName } from '../source/camera-sim/index.js';
 import { UsageError } from '../errors.js';
+
+const SEED_RULE: NumberRule = { integer: true };
+const FPS_RULE: NumberRule = { min: 0.1, max: 30, unit: 'frames per second' };
 
 const HELP = `Usage: traffic-counter camera-sim [--port N] [--seed N] [--scenario S] [--host H] [--fps N]
 
@@ -22,20 +25,30 @@ Options:
 `;
 
 export async function cameraSimCommand(argv: string[]): Promise<number> {
-  const { values } = parseCliArgs('camera-sim', argv, {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    seed: { type: 'string' },
-    scenario: { type: 'string' },
-    fps: { type: 'string' },
-    'exit-with-parent': { type: 'boolean' },
-  });
+  // An empty --host (a shell variable not set) made the server listen on every interface, not loopback.
+  const { values } = parseCliArgs(
+    'camera-sim',
+    argv,
+    {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      seed: { type: 'string' },
+      scenario: { type: 'string' },
+      fps: { type: 'string' },
+      'exit-with-parent': { type: 'boolean' },
+    },
+    {
+      port: `${describeRule(PORT_RULE)}, or leave --port out for any free port`,
+      host: 'an address to bind, e.g. 127.0.0.1 (this machine only, the default) or 0.0.0.0, or leave --host out',
+      seed: `${describeRule(SEED_RULE)}, or leave --seed out for 1`,
+      scenario: `one of ${SCENARIOS.join(', ')}, or leave --scenario out for default`,
+      fps: `the MJPEG stream's rate, ${describeRule(FPS_RULE)}, or leave --fps out for 2`,
+    },
+  );
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
-  // An empty --host (a shell variable not set) made the server listen on every interface, not loopback.
-  if (values.host === '') throw new UsageError(`camera-sim: --host given empty; give an address to bind, e.g. 127.0.0.1 (this machine only, the default) or 0.0.0.0, or leave --host out`);
   const scenario = values.scenario ?? 'default';
   if (!(SCENARIOS as readonly string[]).includes(scenario)) {
     throw new UsageError(`--scenario: must be one of ${SCENARIOS.join(', ')}; got "${scenario}"`);
@@ -43,9 +56,9 @@ export async function cameraSimCommand(argv: string[]): Promise<number> {
   const sim = await startCameraSim({
     port: numberFlag('port', values.port, 0, PORT_RULE),
     host: values.host ?? '127.0.0.1',
-    seed: numberFlag('seed', values.seed, 1, { integer: true }),
+    seed: numberFlag('seed', values.seed, 1, SEED_RULE),
     scenario: scenario as ScenarioName,
-    streamFps: numberFlag('fps', values.fps, 2, { min: 0.1, max: 30, unit: 'frames per second' }),
+    streamFps: numberFlag('fps', values.fps, 2, FPS_RULE),
   });
   process.stdout.write(`camera-sim listening on ${sim.url}\n  snapshot ${sim.url}/snapshot.jpg\n  stream   ${sim.url}/stream.mjpg\n  truth    ${sim.url}/truth.json\n  config   ${sim.url}/config.json\n`);
   await new Promise<void>((resolve) => {

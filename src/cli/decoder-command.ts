@@ -20,7 +20,17 @@ Options:
 `;
 
 export async function decoderCommand(argv: string[]): Promise<number> {
-  const { values } = parseCliArgs('decoder', argv, { connect: { type: 'string' }, decoder: { type: 'string' }, 'key-file': { type: 'string' } });
+  // An empty --key-file (a shell variable not set) read "--key-file : no such file; create it with `traffic-counter zeromq-key `".
+  const { values } = parseCliArgs(
+    'decoder',
+    argv,
+    { connect: { type: 'string' }, decoder: { type: 'string' }, 'key-file': { type: 'string' } },
+    {
+      connect: "the daemon's zeromq endpoint, tcp://HOST:PORT (its log names it)",
+      decoder: `${DECODERS.join(', ')}, or leave --decoder out for jpeg-js`,
+      'key-file': "a copy of the daemon's zeromqKeyFile, or leave --key-file out for a link without a key",
+    },
+  );
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
@@ -33,8 +43,6 @@ export async function decoderCommand(argv: string[]): Promise<number> {
   const decoder = values.decoder ?? 'jpeg-js';
   if (!isDecoderName(decoder)) throw new UsageError(`--decoder: must be one of ${DECODERS.join(', ')}, got "${decoder}"`);
   const keyFile = values['key-file'];
-  // An empty one (a shell variable not set) read "--key-file : no such file; create it with `traffic-counter zeromq-key `".
-  if (keyFile === '') throw new UsageError(`decoder: --key-file given empty; give a copy of the daemon's zeromqKeyFile, or leave --key-file out for a link without a key`);
   const pair = keyFile === undefined ? undefined : readZeromqKeyFile(keyFile, '--key-file');
   const ac = new AbortController();
   process.once('SIGINT', () => ac.abort());

@@ -1,7 +1,7 @@
 // `traffic-counter eval`: counts a directory of snapshots and compares with hand-counted truth per line and direction.
 
 import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag, FPS_RULE } from './parse-cli-args.js';
-import { REPLAY_FLAGS } from './replay-command.js';
+import { EVERY_RULE, REPLAY_EMPTY_HINTS, REPLAY_FLAGS } from './replay-command.js';
 import { inConfigFile, loadConfigFile } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { replayDirectory } from '../replay/replay-directory.js';
@@ -34,13 +34,13 @@ Options:
 `;
 
 export async function evalCommand(argv: string[]): Promise<number> {
-  const { values } = parseCliArgs('eval', argv, { ...REPLAY_FLAGS, truth: { type: 'string' } });
+  const { values } = parseCliArgs('eval', argv, { ...REPLAY_FLAGS, truth: { type: 'string' } }, { ...REPLAY_EMPTY_HINTS, truth: 'the truth file (JSON, see --help)' });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
   const fps = numberFlag('fps', values.fps, 2, FPS_RULE);
-  const every = numberFlag('every', values.every, 1, { min: 1, integer: true });
+  const every = numberFlag('every', values.every, 1, EVERY_RULE);
   const config = applyOverrides(loadConfigFile(requireFlag('eval', 'config', values.config), { requireUrl: false }), {
     channel: values.channel,
     decoder: values.decoder,

@@ -17,7 +17,19 @@ export type CliArgs<O extends Options> = Pick<
   'values' | 'positionals'
 >;
 
-export function parseCliArgs<O extends Options>(command: string, argv: string[], options: O): CliArgs<O> {
+/**
+ * What to give instead of an empty value, per value option: `--config ""` is refused as "run: --config given empty;
+ * give HINT". Default: "a value, or leave --NAME out".
+ */
+export type EmptyHints<O extends Options> = Partial<Record<Extract<keyof O, string>, string>>;
+
+/**
+ * Parses a command's flags. A value option given empty (`--camera ""`, `--camera=`: what an unset shell variable
+ * gives) is refused, naming the flag, with the command's hint for it: read as the flag left out it counted the
+ * simulator as the camera, answered every camera, or left a link unencrypted; read as a value it was blamed on a file
+ * or folder that was never named.
+ */
+export function parseCliArgs<O extends Options>(command: string, argv: string[], options: O, emptyHints: EmptyHints<O> = {}): CliArgs<O> {
   const all = { ...options, ...HELP };
   const usage = (what: string, cause?: unknown): UsageError => new UsageError(`${command}: ${what}; see 'traffic-counter ${command} --help'`, cause === undefined ? undefined : { cause });
   let parsed;
@@ -26,9 +38,13 @@ export function parseCliArgs<O extends Options>(command: string, argv: string[],
   } catch (err) {
     throw usage(describeParseError(err as Error, argv, all), err);
   }
-  // parseArgs keeps the last of a flag given twice: `--bucket minute --bucket hour` would answer by the hour.
   const given = new Map<string, string>();
   for (const t of parsed.tokens) {
+    if (t.kind === 'option' && t.value === '' && !(parsed.values as { help?: boolean }).help) {
+      const hints: Partial<Record<string, string>> = emptyHints;
+      throw new UsageError(`${command}: --${t.name} given empty; give ${hints[t.name] ?? `a value, or leave --${t.name} out`}`);
+    }
+    // parseArgs keeps the last of a flag given twice: `--bucket minute --bucket hour` would answer by the hour.
     // A flag that takes several values (`multiple`) is given once per value.
     if (t.kind !== 'option' || t.value === undefined || all[t.name]?.multiple) continue;
     const before = given.get(t.name);
@@ -86,7 +102,8 @@ export const PORT_RULE: NumberRule = { min: 0, max: 65_535, integer: true, note:
 /** A folder's capture rate (replay, eval). */
 export const FPS_RULE: NumberRule = { min: 0.001, unit: 'frames per second' };
 
-function describeRule({ min = 0, max, integer, unit, note }: NumberRule): string {
+/** What a number flag takes, as said in its errors: 'a whole number, 0 or more'. */
+export function describeRule({ min = 0, max, integer, unit, note }: NumberRule): string {
   const range = max === undefined ? `${integer ? ', ' : ''}${min} or more` : ` from ${min} to ${max}`;
   return `${integer ? 'a whole number' : ''}${range}${unit ? ` ${unit}` : ''}${note ? ` (${note})` : ''}`.trim();
 }
@@ -107,12 +124,19 @@ export function flagText(name: string, value: string): string {
   return `--${name} ${/^[\w.:/+@-]+$/.test(value) ? value : JSON.stringify(value)}`;
 }
 
+/** The hints (see EmptyHints) of the flags that run, replay and eval share. */
+export const CHANNEL_HINTS = {
+  channel: "ipc, zeromq or shared, or leave --channel out for the config's (ipc by default)",
+  decoder: "jpeg-js, jpeg-turbo or sharp, or leave --decoder out for the config's (jpeg-js by default)",
+  'decode-scale': "1, 2, 4 or 8 (decode frames at 1/N), or leave --decode-scale out for the config's",
+} as const;
+
 /** Parses --decode-scale; its allowed values (and how they fit analyzer.downscale) are checked with the config. */
 export function decodeScaleFlag(value: string | undefined): number | undefined {
   return value === undefined ? undefined : numberFlag('decode-scale', value, 1, { min: 1, integer: true });
 }
 
 export function requireFlag(command: string, name: string, value: string | undefined): string {
-  if (value === undefined || value === '') throw new UsageError(`${command}: --${name} is required; see 'traffic-counter ${command} --help'`);
+  if (value === undefined) throw new UsageError(`${command}: --${name} is required; see 'traffic-counter ${command} --help'`);
   return value;
 }

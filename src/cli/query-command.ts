@@ -3,8 +3,7 @@
 import { once } from 'node:events';
 import { parseCliArgs } from './parse-cli-args.js';
 import { queryCounts } from '../store/count-reader.js';
-import { parseQueryParams } from '../store/query-counts.js';
-import { QueryError } from '../errors.js';
+import { COUNT_FORMATS, QUERY_BUCKETS, parseQueryParams } from '../store/query-counts.js';
 import { formatCountsPieces } from '../store/format-counts.js';
 
 const HELP = `Usage: traffic-counter query --db FILE --bucket minute|15min|hour|day [options]
@@ -45,13 +44,22 @@ export async function queryCommand(argv: string[]): Promise<number> {
     format: { type: 'string' },
     'by-class': { type: 'boolean' },
     tz: { type: 'string' },
+  }, {
+    // An empty --db was reported as "traffic-counter: : no count database at this path"; an empty --camera or
+    // --from answered every camera, or every time, as if the flag were not there.
+    db: 'the database file the daemon writes (--db), or leave --db out for ./data/counts.db',
+    bucket: `one of ${QUERY_BUCKETS.join(', ')} (e.g. --bucket hour)`,
+    camera: 'a camera id, or leave --camera out for every camera',
+    line: 'a line id, or leave --line out for every line',
+    from: 'an ISO 8601 time (2026-11-22T08:00Z), a date (2026-11-22) or epoch milliseconds, or leave --from out',
+    to: 'an ISO 8601 time (2026-11-22T08:00Z), a date (2026-11-22) or epoch milliseconds, or leave --to out',
+    format: `one of ${COUNT_FORMATS.join(', ')}, or leave --format out for table`,
+    tz: 'an IANA time zone such as Europe/Berlin, or "local", or leave --tz out for UTC',
   });
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
-  // An empty --db (a shell variable not set) was reported as "traffic-counter: : no count database at this path".
-  if (values.db === '') throw new QueryError(`--db: given empty; give the database file the daemon writes (--db), or leave --db out for ./data/counts.db`);
   const params = parseQueryParams(
     {
       bucket: values.bucket, camera: values.camera, line: values.line, from: values.from, to: values.to, format: values.format,

@@ -1,6 +1,6 @@
 // `traffic-counter replay`: counts a directory of JPEG snapshots offline through the decode channel.
 
-import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag, FPS_RULE } from './parse-cli-args.js';
+import { parseCliArgs, numberFlag, requireFlag, decodeScaleFlag, describeRule, CHANNEL_HINTS, FPS_RULE, type EmptyHints, type NumberRule } from './parse-cli-args.js';
 import { inConfigFile, loadConfigFile } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { replayDirectory } from '../replay/replay-directory.js';
@@ -34,14 +34,25 @@ export const REPLAY_FLAGS = {
   json: { type: 'boolean' },
 } as const;
 
+export const EVERY_RULE: NumberRule = { min: 1, integer: true };
+
+/** What replay and eval say for an empty flag value (see EmptyHints). */
+export const REPLAY_EMPTY_HINTS: EmptyHints<typeof REPLAY_FLAGS> = {
+  config: 'the camera config file (JSON)',
+  frames: 'the folder of .jpg/.jpeg snapshots',
+  fps: `the folder's capture rate, ${describeRule(FPS_RULE)}, or leave --fps out for 2`,
+  every: `${describeRule(EVERY_RULE)} (use every K-th frame), or leave --every out for 1`,
+  ...CHANNEL_HINTS,
+};
+
 export async function replayCommand(argv: string[]): Promise<number> {
-  const { values } = parseCliArgs('replay', argv, REPLAY_FLAGS);
+  const { values } = parseCliArgs('replay', argv, REPLAY_FLAGS, REPLAY_EMPTY_HINTS);
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
   const fps = numberFlag('fps', values.fps, 2, FPS_RULE);
-  const every = numberFlag('every', values.every, 1, { min: 1, integer: true });
+  const every = numberFlag('every', values.every, 1, EVERY_RULE);
   const config = applyOverrides(loadConfigFile(requireFlag('replay', 'config', values.config), { requireUrl: false }), {
     channel: values.channel,
     decoder: values.decoder,

@@ -1,7 +1,7 @@
 // `traffic-counter run`: the daemon. With neither --config nor --camera it counts the built-in simulated camera.
 
 import { isAbsolute, resolve } from 'node:path';
-import { parseCliArgs, numberFlag, decodeScaleFlag, flagText, PORT_RULE } from './parse-cli-args.js';
+import { parseCliArgs, numberFlag, decodeScaleFlag, describeRule, flagText, CHANNEL_HINTS, PORT_RULE, type EmptyHints, type NumberRule } from './parse-cli-args.js';
 import { MAX_MEGAPIXELS, STAND_IN_VIEW, loadConfigFile, validateConfig } from '../config/validate-config.js';
 import { applyOverrides } from '../config/apply-overrides.js';
 import { CAMERA_DEFAULTS, DAEMON_DEFAULTS } from '../config/defaults.js';
@@ -55,50 +55,63 @@ Options:
 A flag that the others make meaningless (--seed with --config, --http-host without --http, ...) is refused.
 `;
 
+const RUN_FLAGS = {
+  config: { type: 'string' },
+  camera: { type: 'string' },
+  'tls-fingerprint': { type: 'string' },
+  'tls-insecure': { type: 'boolean' },
+  db: { type: 'string' },
+  channel: { type: 'string' },
+  decoder: { type: 'string' },
+  decoders: { type: 'string' },
+  'decode-scale': { type: 'string' },
+  http: { type: 'string' },
+  'http-host': { type: 'string' },
+  'http-allowed-host': { type: 'string', multiple: true },
+  'zeromq-endpoint': { type: 'string' },
+  'zeromq-key-file': { type: 'string' },
+  seed: { type: 'string' },
+  duration: { type: 'string' },
+} as const;
+
+const DURATION_RULE: NumberRule = { min: 0, unit: 'seconds', note: '0 = run until interrupted' };
+const SEED_RULE: NumberRule = { integer: true };
+const DECODERS_RULE: NumberRule = { min: 0, integer: true };
+
+// An empty value (a shell variable not set: `run --config "$CONFIG"`) read as none started the simulator and
+// counted it into the database as if it were the camera; an empty --zeromq-key-file left the link unencrypted,
+// without a word. Refused by parseCliArgs, with these hints.
+const RUN_EMPTY_HINTS: EmptyHints<typeof RUN_FLAGS> = {
+  config: 'the config file, or leave --config out to count the built-in simulator',
+  camera: "the camera's snapshot or MJPEG URL, or leave --camera out to count the built-in simulator",
+  'tls-fingerprint': "the camera certificate's SHA-256 fingerprint (the error for its certificate names it), or leave --tls-fingerprint out",
+  db: 'the SQLite file to write, or leave --db out for the config\'s "db" (./data/counts.db by default)',
+  ...CHANNEL_HINTS,
+  decoders: `${describeRule(DECODERS_RULE)} (local decoders), or leave --decoders out for the config's (1 by default)`,
+  http: `the HTTP API's port, ${describeRule(PORT_RULE)}, or leave --http out`,
+  'http-host': 'the address the HTTP API binds, e.g. 127.0.0.1 (the default) or 0.0.0.0, or leave --http-host out',
+  'http-allowed-host': 'a host name the HTTP API answers to, or leave --http-allowed-host out',
+  'zeromq-key-file': 'the key file written by `traffic-counter zeromq-key FILE`, or leave --zeromq-key-file out',
+  'zeromq-endpoint': 'ipc://PATH or tcp://HOST:PORT, or leave --zeromq-endpoint out for a private ipc:// socket',
+  seed: `the simulator's seed, ${describeRule(SEED_RULE)}, or leave --seed out for 1`,
+  duration: `${describeRule(DURATION_RULE)}, or leave --duration out to run until interrupted`,
+};
+
 export async function runCommand(argv: string[]): Promise<number> {
-  const { values } = parseCliArgs('run', argv, {
-    config: { type: 'string' },
-    camera: { type: 'string' },
-    'tls-fingerprint': { type: 'string' },
-    'tls-insecure': { type: 'boolean' },
-    db: { type: 'string' },
-    channel: { type: 'string' },
-    decoder: { type: 'string' },
-    decoders: { type: 'string' },
-    'decode-scale': { type: 'string' },
-    http: { type: 'string' },
-    'http-host': { type: 'string' },
-    'http-allowed-host': { type: 'string', multiple: true },
-    'zeromq-endpoint': { type: 'string' },
-    'zeromq-key-file': { type: 'string' },
-    seed: { type: 'string' },
-    duration: { type: 'string' },
-  });
+  const { values } = parseCliArgs('run', argv, RUN_FLAGS, RUN_EMPTY_HINTS);
   if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
-  // An empty value (a shell variable not set: `run --config "$CONFIG"`) read as none started the simulator and
-  // counted it into the database as if it were the camera: refused instead.
-  // So was an empty --zeromq-key-file: the link went unencrypted, without a word.
-  const emptyHints = {
-    config: 'the config file, or leave --config out to count the built-in simulator',
-    camera: "the camera's snapshot or MJPEG URL, or leave --camera out to count the built-in simulator",
-    'zeromq-key-file': 'the key file written by `traffic-counter zeromq-key FILE`, or leave --zeromq-key-file out',
-    'zeromq-endpoint': 'ipc://PATH or tcp://HOST:PORT, or leave --zeromq-endpoint out for a private ipc:// socket',
-  } as const;
-  for (const flag of Object.keys(emptyHints) as (keyof typeof emptyHints)[]) {
-    if (values[flag] === '') throw new UsageError(`run: --${flag} given empty; give ${emptyHints[flag]}`);
-  }
   if (values.config && values.camera) throw new UsageError('run: give either --config FILE or --camera URL, not both');
   // Every flag value is checked before anything starts (the simulator, the decoders, the database).
-  const duration = numberFlag('duration', values.duration, 0, { min: 0, unit: 'seconds', note: '0 = run until interrupted' });
-  const seed = numberFlag('seed', values.seed, 1, { integer: true });
+  const duration = numberFlag('duration', values.duration, 0, DURATION_RULE);
+  const seed = numberFlag('seed', values.seed, 1, SEED_RULE);
   const overrides = {
     db: values.db,
     channel: values.channel,
     decoder: values.decoder,
-    decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, { min: 0, integer: true }),
+    decoders: values.decoders === undefined ? undefined : numberFlag('decoders', values.decoders, 1, DECODERS_RULE),
     decodeScale: decodeScaleFlag(values['decode-scale']),
     zeromqEndpoint: values['zeromq-endpoint'],
     zeromqKeyFile: values['zeromq-key-file'],

@@ -114,15 +114,12 @@ export function echo(value: string): string {
   return JSON.stringify(shown);
 }
 
-function optional(raw: Record<string, string | undefined>, key: string, source: 'cli' | 'http'): string | undefined {
+/**
+ * An empty value (e.g. `camera=` from an HTML form) means "not given". On the command line one is refused before
+ * (parseCliArgs: `--camera "$CAM"` with CAM unset answered every camera).
+ */
+function optional(raw: Record<string, string | undefined>, key: string): string | undefined {
   const v = raw[key];
-  // On the command line an empty value is a shell variable that was not set (`--camera "$CAM"`): it answered every
-  // camera, or every time for `--from "$FROM"`, as if the flag were not there. Refused, naming the flag.
-  if (v === '' && source === 'cli') {
-    const flag = paramName(key, source);
-    throw new QueryError(`${flag}: given empty; give a value, or leave ${flag} out`);
-  }
-  // An empty value (e.g. `camera=` from an HTML form) means "not given".
   return v === undefined || v === '' ? undefined : v;
 }
 
@@ -194,7 +191,7 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
 
   const ids: { cameraId?: string; lineId?: string } = {};
   for (const [key, field] of [['camera', 'cameraId'], ['line', 'lineId']] as const) {
-    const v = optional(raw, key, source);
+    const v = optional(raw, key);
     if (v === undefined) continue;
     if (!ID_RE.test(v)) {
       throw new QueryError(`${name(key)}: must be a ${key} id as in the configuration (1-64 letters, digits, '.', '_' or '-'); got ${echo(v)}`);
@@ -202,7 +199,7 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
     ids[field] = v;
   }
 
-  const tzRaw = optional(raw, 'tz', source);
+  const tzRaw = optional(raw, 'tz');
   const timeZone = tzRaw === undefined ? 'UTC' : canonicalTimeZone(tzRaw);
   if (timeZone === undefined) {
     throw new QueryError(
@@ -213,7 +210,7 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
 
   const times: { fromMs?: number; toMs?: number } = {};
   for (const [key, field] of [['from', 'fromMs'], ['to', 'toMs']] as const) {
-    const v = optional(raw, key, source);
+    const v = optional(raw, key);
     if (v === undefined) continue;
     const ms = parseTimeInput(v, timeZone);
     // Epoch seconds (10 digits today) read as milliseconds fall in January 1970, before any count: refused, not
@@ -262,7 +259,7 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
     );
   }
 
-  const formatRaw = optional(raw, 'format', source);
+  const formatRaw = optional(raw, 'format');
   let format: CountFormat = source === 'cli' ? 'table' : 'json';
   if (formatRaw !== undefined) {
     if (!(COUNT_FORMATS as readonly string[]).includes(formatRaw)) {
@@ -272,7 +269,7 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
   }
 
   // A flag on the command line; over HTTP byClass=1|true|0|false.
-  const byClassRaw = optional(raw, 'byClass', source);
+  const byClassRaw = optional(raw, 'byClass');
   let byClass = false;
   if (byClassRaw !== undefined) {
     if (!['1', 'true', '0', 'false'].includes(byClassRaw)) {
