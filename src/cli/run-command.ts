@@ -1,5 +1,6 @@
 // `traffic-counter run`: the daemon. With neither --config nor --camera it counts the built-in simulated camera.
 
+import { hostname, networkInterfaces } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseCliArgs, numberFlag, decodeScaleFlag, describeRule, flagText, CHANNEL_HINTS, PORT_RULE, type EmptyHints, type NumberRule } from './parse-cli-args.js';
 import { MAX_MEGAPIXELS, STAND_IN_VIEW, loadConfigFile, validateConfig } from '../config/validate-config.js';
@@ -211,7 +212,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     });
     const { channel: channelName, endpoint } = daemon.stats().channel;
     const keyNote = config.zeromqKeyFile !== '' ? ` with --key-file and a copy of ${config.zeromqKeyFile}` : '';
-    const decodersAt = endpoint !== undefined ? ` (decoders connect to ${endpoint}${keyNote})` : '';
+    const connect = endpoint === undefined ? undefined : decoderEndpoint(endpoint);
+    const decodersAt = connect !== undefined ? ` (decoders connect to ${connect.endpoint}${keyNote}${connect.note})` : '';
     log.info(`counting ${config.cameras.length} camera(s) over the ${channelName} channel${decodersAt}; database ${describeDbPath(config.db)}`);
 
     if (values.http !== undefined || config.httpPort > 0) {
@@ -308,6 +310,24 @@ async function refuseBeforeStart(config: Config): Promise<void> {
   // Another run counting into the database: the store's refusal (TC_ERR_STORE, status 1), said before, not after.
   const held = WriterLock.refusal(config.db);
   if (held !== undefined) throw new StoreError(held);
+}
+
+/** Addresses named in the start line for a zeromqEndpoint bound on every interface, at most. */
+const ADDRESSES_SHOWN = 4;
+
+/**
+ * What remote decoders give --connect, for the start line. A wildcard bind (tcp://0.0.0.0:P, tcp://*:P, tcp://[::]:P)
+ * is no address to connect to: "decoders connect to tcp://0.0.0.0:42513" sent a decoder on another host to itself.
+ */
+function decoderEndpoint(endpoint: string): { endpoint: string; note: string } {
+  const m = /^tcp:\/\/(0\.0\.0\.0|\*|\[::\]):(\d+)$/.exec(endpoint);
+  if (!m) return { endpoint, note: '' };
+  const v6 = m[1] === '[::]';
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .flatMap((a) => (a === undefined || a.internal || (a.family === 'IPv6' && (!v6 || a.address.startsWith('fe80:'))) ? [] : [a.family === 'IPv6' ? `[${a.address}]` : a.address]));
+  const shown = addresses.length === 0 ? '' : ` or an address of it (${addresses.slice(0, ADDRESSES_SHOWN).join(', ')}${addresses.length > ADDRESSES_SHOWN ? ', …' : ''})`;
+  return { endpoint: `tcp://HOST:${m[2]}`, note: `; HOST: this machine's name (${hostname()})${shown}, as the decoders' hosts reach it` };
 }
 
 /** Up to this many cameras, the status every 30 s has a line per camera; beyond, one line for all. */
