@@ -12,7 +12,7 @@ Connects to a daemon running with --channel zeromq --zeromq-endpoint tcp://HOST:
 decodes them and pushes RGBA frames back. Start as many as the daemon needs; stop with Ctrl-C.
 
 Options:
-  --connect URL    the daemon's zeromq endpoint (tcp://HOST:PORT)
+  --connect URL    the daemon's zeromq endpoint (tcp://HOST:PORT; an IPv6 address in brackets, tcp://[::1]:5555)
   --key-file FILE  a copy of the daemon's zeromqKeyFile (mode 0600): the link is then encrypted and the daemon
                    lets this decoder in; needed unless the daemon listens on loopback without a key
   --decoder D      jpeg-js (default), jpeg-turbo or sharp
@@ -36,7 +36,8 @@ export async function decoderCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const connect = requireFlag('decoder', 'connect', values.connect);
-  const port = /^tcp:\/\/[^:]+:(\d+)$/.exec(connect)?.[1];
+  // HOST: a name, an IPv4 address or a bracketed IPv6 one (tcp://[::1]:5555, as the daemon's zeromqEndpoint takes).
+  const port = /^tcp:\/\/(?:\[[0-9A-Fa-f:.]+\]|[^:/[\]]+):(\d+)$/.exec(connect)?.[1];
   if (port === undefined || Number(port) < 1 || Number(port) > 65_535) {
     throw new UsageError(`--connect: must be tcp://HOST:PORT with PORT 1-65535 (the daemon's zeromqEndpoint, which its log names), got "${connect}"`);
   }
