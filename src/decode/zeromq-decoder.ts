@@ -1,6 +1,8 @@
 // A JPEG decoder for the zeromq channel, local (started by the channel) or remote (`traffic-counter decoder
 // --connect tcp://HOST:PORT`): a DEALER that announces itself idle, takes one job at a time, sends frames back.
 
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Dealer } from 'zeromq';
@@ -70,6 +72,34 @@ export const ZMQ_SOCKET_DEFAULTS = {
   sendBufferSize: 4 * 1024 * 1024,
   receiveBufferSize: 4 * 1024 * 1024,
 };
+
+/** A name lookup that takes longer than this is not waited for (the decoder's usual message is said). */
+const LOOKUP_TIMEOUT_MS = 3_000;
+
+/** Why the host of `connect` (tcp://HOST:PORT) cannot be resolved, or undefined: it can, it is an address, or DNS is slow. */
+async function unresolvedHost(connect: string): Promise<string | undefined> {
+  const host = /^tcp:\/\/(?:\[([^\]]+)\]|([^:/]+)):\d+$/.exec(connect);
+  const name = host?.[1] ?? host?.[2];
+  if (name === undefined || isIP(name) !== 0 || name === '*') return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), LOOKUP_TIMEOUT_MS);
+  });
+  const lookedUp = lookup(name).then(
+    () => undefined,
+    (err: NodeJS.ErrnoException) =>
+      err.code === 'ENOTFOUND' || err.code === 'EAI_NONAME' || err.code === 'ENODATA'
+        ? `the host name ${name} does not resolve (${err.code})`
+        : err.code === 'EAI_AGAIN'
+          ? `the host name ${name} could not be resolved (EAI_AGAIN: DNS did not answer)`
+          : undefined,
+  );
+  try {
+    return await Promise.race([lookedUp, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Runs until the signal aborts (or the decoder cannot be loaded). */
 export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void> {
@@ -207,9 +237,14 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   const noAnalyzerMs = opts.noAnalyzerMs ?? NO_ANALYZER_MS;
   const lonely = setTimeout(() => {
     // A refusal already said why; an analyzer found and lost since was said to be lost (see 'disconnect').
-    if (!found && refusal === undefined) {
-      status(`no analyzer at ${opts.connect} after ${noAnalyzerMs / 1000} s; check that a daemon runs there with "channel": "zeromq" and that endpoint (its log names it), and that the port is open`);
-    }
+    if (found || refusal !== undefined) return;
+    void unresolvedHost(opts.connect).then((why) => {
+      if (found || refusal !== undefined) return;
+      const what = `no analyzer at ${opts.connect} after ${noAnalyzerMs / 1000} s`;
+      // libzmq retries a name that does not resolve without a word: said as such, not as a daemon or port missing.
+      if (why !== undefined) status(`${what}: ${why}; check the daemon's host name (as this machine resolves it), or give its address; still trying`);
+      else status(`${what}; check that a daemon runs there with "channel": "zeromq" and that endpoint (its log names it), and that the port is open`);
+    });
   }, noAnalyzerMs);
   lonely.unref();
   const close = (): void => {
