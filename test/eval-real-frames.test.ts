@@ -1,6 +1,7 @@
 // eval:real (node dist/src/eval/eval-real.js DIR) takes a clip's frames as replay and eval do.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import jpeg from 'jpeg-js';
 import { expect, it } from 'vitest';
 import { listJpegs } from '../dist/src/eval/eval-in-process.js';
 import { evalRealClips } from '../dist/src/eval/eval-real.js';
@@ -40,5 +41,28 @@ it('names a frame that is not a JPEG, without a stack trace', async () => {
   await expect(evalRealClips(dir)).rejects.toMatchObject({
     code: 'TC_ERR_SOURCE_DIR',
     message: `${join(clip, 'frames', 'f1.jpg')}: not a JPEG that can be decoded (SOI not found); every .jpg/.jpeg file in a clip's frames must be a JPEG image: replace or remove this one`,
+  });
+});
+
+it('leaves a sub-folder named like a frame out, as replay does, and names a frame it cannot read', async () => {
+  const dir = tempDir();
+  const clip = join(dir, 'clip');
+  const frames = join(clip, 'frames');
+  mkdirSync(frames, { recursive: true });
+  const view = { roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] };
+  writeFileSync(join(clip, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', ...view }] }));
+  writeFileSync(join(clip, 'truth.json'), JSON.stringify({ lines: { l: { in: 0, out: 0 } } }));
+  const grey = jpeg.encode({ width: 16, height: 16, data: new Uint8Array(16 * 16 * 4).fill(120) }, 90).data;
+  for (const n of ['f1.jpg', 'f2.JPG', 'f3.jpeg']) writeFileSync(join(frames, n), grey);
+  mkdirSync(join(frames, 'f4.jpg'));
+  // Before: "eval-real: Error: EISDIR: illegal operation on a directory, read" and a stack trace.
+  expect(listJpegs(frames)).toEqual(['f1.jpg', 'f2.JPG', 'f3.jpeg']);
+  const { rows } = await evalRealClips(dir);
+  expect(rows).toEqual([]);
+  // A dangling link: before, "Error: ENOENT: no such file or directory, open ..." and a stack trace.
+  symlinkSync(join(dir, 'gone.jpg'), join(frames, 'f5.jpg'));
+  await expect(evalRealClips(dir)).rejects.toMatchObject({
+    code: 'TC_ERR_SOURCE_DIR',
+    message: `${join(frames, 'f5.jpg')}: cannot read the file (ENOENT); every .jpg/.jpeg entry in a clip's frames must be a readable JPEG file: replace or remove this one`,
   });
 });

@@ -10,7 +10,7 @@ import type { CameraConfig } from '../config/config-types.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
 import { boxAverageRgba, type DecodeScale } from '../decode/decode-scale.js';
-import { naturalCompare } from '../source/directory-source.js';
+import { frameFileNames } from '../source/directory-source.js';
 
 export interface InProcessResult {
   frames: number;
@@ -20,15 +20,17 @@ export interface InProcessResult {
   avgMs: number;
 }
 
-/** Lists the JPEG files of a directory in natural name order (frame2 before frame10, as replay and eval take them); throws SourceError when there are none. */
+/**
+ * Lists the JPEG files of a directory in natural name order (frame2 before frame10), leaving sub-folders out, as
+ * replay and eval take them (frameFileNames); throws SourceError when there are none.
+ */
 export function listJpegs(framesDir: string): string[] {
-  let names: string[];
+  let jpegs: string[];
   try {
-    names = readdirSync(framesDir);
+    jpegs = frameFileNames(readdirSync(framesDir, { withFileTypes: true }));
   } catch (err) {
     throw new SourceError('TC_ERR_SOURCE_DIR', `--frames ${framesDir}: cannot read the directory (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
   }
-  const jpegs = names.filter((n) => /\.jpe?g$/i.test(n)).sort(naturalCompare);
   if (jpegs.length === 0) throw new SourceError('TC_ERR_SOURCE_DIR', `--frames ${framesDir}: no .jpg files found; point it at a folder of JPEG snapshots`);
   return jpegs;
 }
@@ -46,7 +48,13 @@ export async function countFramesInProcess(
   // `first`: index of the first frame used, so every sampling phase of a lower frame rate can be tried.
   for (let k = opts.first ?? 0; k < files.length; k += opts.every) {
     const file = join(framesDir, files[k]!);
-    const bytes = readFileSync(file);
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch (err) {
+      // A dangling symbolic link, a link to a folder, a file without read permission.
+      throw new SourceError('TC_ERR_SOURCE_DIR', `${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); every .jpg/.jpeg entry in a clip's frames must be a readable JPEG file: replace or remove this one`, { cause: err });
+    }
     const decode = () => jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 512 });
     let full: ReturnType<typeof decode>;
     try {

@@ -1,6 +1,7 @@
 // Replays a folder of JPEG files as a camera: files in natural name order (frame2 before frame10),
 // capture times from --fps, optional subsampling with --every K. Files are read one at a time, on demand.
 
+import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -28,6 +29,15 @@ const JPEG_NAME = /\.jpe?g$/i;
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'variant' });
 export function naturalCompare(a: string, b: string): number {
   return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * The frames among a folder's entries (read with withFileTypes), in natural order: files and symbolic links named
+ * *.jpg or *.jpeg in any case. Sub-folders are left out, whatever their name; replay, eval, eval:real, resize-clip
+ * and reverse-clip all take a folder's frames by this one rule.
+ */
+export function frameFileNames(entries: readonly Dirent[]): string[] {
+  return entries.filter((e) => (e.isFile() || e.isSymbolicLink()) && JPEG_NAME.test(e.name)).map((e) => e.name).sort(naturalCompare);
 }
 
 interface Listing {
@@ -116,7 +126,7 @@ export class DirectorySource implements FrameSource {
     let names: string[];
     try {
       const entries = await readdir(this.#dir, { withFileTypes: true });
-      names = entries.filter((e) => (e.isFile() || e.isSymbolicLink()) && JPEG_NAME.test(e.name)).map((e) => e.name);
+      names = frameFileNames(entries);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a directory' : `cannot be read (${(err as Error).message})`;
@@ -128,7 +138,6 @@ export class DirectorySource implements FrameSource {
         `--frames ${this.#dir}: no JPEG files in it; expected frames named like frame0001.jpg (*.jpg or *.jpeg, in name order)`,
       );
     }
-    names.sort(naturalCompare);
     return { files: names };
   }
 
