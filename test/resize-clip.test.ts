@@ -45,6 +45,29 @@ describe('resize-clip', () => {
     expect(JSON.parse(readFileSync(join(out, 'truth.json'), 'utf8'))).toEqual({ lines: { l: { in: 3, out: 1 } } });
   });
 
+  it('takes the frames eval takes: .JPG and .jpeg too, sub-folders left out', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-resize-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const src = join(dir, 'clip');
+    mkdirSync(join(src, 'frames', 'f4.jpg'), { recursive: true });
+    writeFileSync(join(src, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', roi: [[0, 0], [32, 0], [32, 16], [0, 16]], lines: [] }] }));
+    writeFileSync(join(src, 'truth.json'), '{"lines":{}}');
+    const names = ['f1.JPG', 'f2.jpeg', 'f10.jpg'];
+    for (const name of names) writeFileSync(join(src, 'frames', name), jpeg.encode({ width: 32, height: 16, data: new Uint8Array(32 * 16 * 4).fill(90) }, 90).data);
+    const out = join(dir, 'small');
+    // Before: only f10.jpg was resized ("1 frames at 0.5x"): the camera's .JPG and .jpeg frames were dropped.
+    expect(execFileSync(process.execPath, ['dist/src/eval/resize-clip.js', src, out, '0.5'], { encoding: 'utf8' })).toBe(`${out}: 3 frames at 0.5x\n`);
+    expect(readdirSync(join(out, 'frames')).sort()).toEqual([...names].sort());
+    for (const name of names) expect(jpeg.decode(readFileSync(join(out, 'frames', name))).width).toBe(16);
+    // A clip folder without frames is refused before anything is written (before: "0 frames at 0.5x").
+    const empty = join(dir, 'empty');
+    mkdirSync(join(empty, 'frames'), { recursive: true });
+    expect(() => execFileSync(process.execPath, ['dist/src/eval/resize-clip.js', empty, join(dir, 'out2'), '0.5'], { stdio: 'pipe' })).toThrow(
+      `resize-clip: ${join(empty, 'frames')}: no .jpg/.jpeg files in it; a clip folder holds frames/ (its .jpg/.jpeg files), config.json and truth.json`,
+    );
+    expect(readdirSync(dir).sort()).toEqual(['clip', 'empty', 'small']);
+  });
+
   it('gives a clip that eval counts as a 640x360 camera, at the scale fitted to it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tc-resize-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));

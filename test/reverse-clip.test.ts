@@ -68,6 +68,21 @@ describe('reverse-clip', () => {
     expect(names.map((n) => readFileSync(join(out, 'frames', n), 'utf8'))).toEqual(['frame 2', 'frame 1', 'frame 0']);
   });
 
+  it('takes .JPG and .jpeg frames, and leaves a sub-folder named like a frame out, as eval does', () => {
+    const dir = tempDir();
+    const src = join(dir, 'clip');
+    mkdirSync(join(src, 'frames', 'f3.jpg'), { recursive: true });
+    const names = ['f1.JPG', 'f2.jpeg', 'f10.jpg'];
+    names.forEach((n, i) => writeFileSync(join(src, 'frames', n), `frame ${i}`));
+    writeFileSync(join(src, 'config.json'), '{"cameras":[]}');
+    writeFileSync(join(src, 'truth.json'), JSON.stringify({ lines: { l: { in: 0, out: 0 } } }));
+    const out = join(dir, 'rev');
+    // Before: "Error: EISDIR: illegal operation on a directory, copyfile" and a stack trace.
+    execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', src, out], { stdio: 'pipe' });
+    expect(readdirSync(join(out, 'frames')).sort()).toEqual([...names].sort());
+    expect(names.map((n) => readFileSync(join(out, 'frames', n), 'utf8'))).toEqual(['frame 2', 'frame 1', 'frame 0']);
+  });
+
   it('a simulated road played backwards is counted as the other way round, crossing by crossing', async () => {
     const dir = tempDir();
     await renderClip({ dir: join(dir, 'clip'), seed: 3, fps: 2, durationSec: 40 });
@@ -92,7 +107,7 @@ describe('reverse-clip', () => {
   it('refuses a folder without frames, and bad arguments, with its usage', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'frames'));
-    expect(() => execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', dir, join(dir, 'out')], { stdio: 'pipe' })).toThrow(/no \.jpg files found/);
+    expect(() => execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', dir, join(dir, 'out')], { stdio: 'pipe' })).toThrow(/frames: no \.jpg\/\.jpeg files in it; a clip folder holds frames\//);
     expect(() => execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', dir], { stdio: 'pipe' })).toThrow(/usage: .*SRC_CLIP DST_CLIP/);
     expect(() => execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', dir, 'o', '--fps', '0'], { stdio: 'pipe' })).toThrow(/usage:/);
   });

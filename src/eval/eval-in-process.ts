@@ -29,10 +29,21 @@ export function listJpegs(framesDir: string): string[] {
   try {
     jpegs = frameFileNames(readdirSync(framesDir, { withFileTypes: true }));
   } catch (err) {
-    throw new SourceError('TC_ERR_SOURCE_DIR', `--frames ${framesDir}: cannot read the directory (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
+    throw new SourceError('TC_ERR_SOURCE_DIR', `${framesDir}: cannot read the folder (${(err as NodeJS.ErrnoException).code ?? String(err)}); a clip folder holds frames/ (its .jpg/.jpeg files), config.json and truth.json`, { cause: err });
   }
-  if (jpegs.length === 0) throw new SourceError('TC_ERR_SOURCE_DIR', `--frames ${framesDir}: no .jpg files found; point it at a folder of JPEG snapshots`);
+  if (jpegs.length === 0) throw new SourceError('TC_ERR_SOURCE_DIR', `${framesDir}: no .jpg/.jpeg files in it; a clip folder holds frames/ (its .jpg/.jpeg files), config.json and truth.json`);
   return jpegs;
+}
+
+/** For a clip tool (resize-clip, reverse-clip): the frames of CLIP/frames by listJpegs; without them, listJpegs' message and exit code 2. */
+export function clipFramesOrExit(tool: string, clipDir: string): string[] {
+  try {
+    return listJpegs(join(clipDir, 'frames'));
+  } catch (err) {
+    if (!(err instanceof SourceError)) throw err;
+    process.stderr.write(`${tool}: ${err.message}\n`);
+    process.exit(2);
+  }
 }
 
 export async function countFramesInProcess(

@@ -1,4 +1,4 @@
-// `node dist/src/eval/resize-clip.js SRC_CLIP DST_CLIP FACTOR [--quality Q]`: a clip folder (frames/*.jpg,
+// `node dist/src/eval/resize-clip.js SRC_CLIP DST_CLIP FACTOR [--quality Q]`: a clip folder (frames/*.jpg or .jpeg,
 // config.json, truth.json, as in ../shared/real-clips) as another camera of the same view would give it: every
 // frame resized by FACTOR (area average; 0.5 turns 1280x720 into 640x360, 1.5 into 1920x1080) and re-encoded with
 // jpeg-js at quality Q (default 85), and the config's ROI and line coordinates scaled alike. Truth is copied.
@@ -6,10 +6,11 @@
 // `npm run eval:real -- DIR` on a folder of such clips. Run a FACTOR of 1 beside them: re-encoding alone changes
 // the pictures too.
 
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import jpeg from 'jpeg-js';
+import { clipFramesOrExit } from './eval-in-process.js';
 
 interface ClipConfig {
   cameras: { roi: number[][]; lines: { from: number[]; to: number[] }[] }[];
@@ -45,6 +46,8 @@ function main(argv: readonly string[]): void {
     process.stderr.write('usage: node dist/src/eval/resize-clip.js SRC_CLIP DST_CLIP FACTOR (0 < FACTOR <= 4) [--quality 1-100]\n');
     process.exit(2);
   }
+  // The frames as eval, replay and eval:real take them (.jpg/.jpeg in any case, natural order), named before anything is written.
+  const names = clipFramesOrExit('resize-clip', src);
   mkdirSync(join(dst, 'frames'), { recursive: true });
   copyFileSync(join(src, 'truth.json'), join(dst, 'truth.json'));
   const config = JSON.parse(readFileSync(join(src, 'config.json'), 'utf8')) as ClipConfig;
@@ -57,7 +60,6 @@ function main(argv: readonly string[]): void {
     }
   }
   writeFileSync(join(dst, 'config.json'), `${JSON.stringify(config, null, 1)}\n`);
-  const names = readdirSync(join(src, 'frames')).filter((n) => n.endsWith('.jpg')).sort();
   for (const name of names) {
     const img = jpeg.decode(readFileSync(join(src, 'frames', name)), { useTArray: true, formatAsRGBA: true });
     writeFileSync(join(dst, 'frames', name), jpeg.encode(resizeRgba(img.data, img.width, img.height, f), quality).data);

@@ -7,10 +7,10 @@
 // way"): `npm run eval:real -- DIR` on a folder of reversed clips. No pixel changes, so unlike resize-clip it
 // needs no control run.
 
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { naturalCompare } from '../source/directory-source.js';
+import { clipFramesOrExit } from './eval-in-process.js';
 
 interface TruthDoc {
   lines: Record<string, { in: number; out: number }>;
@@ -46,12 +46,8 @@ function main(argv: readonly string[]): void {
     process.stderr.write('usage: node dist/src/eval/reverse-clip.js SRC_CLIP DST_CLIP [--fps N (the clip\'s frame rate, default 5)]\n');
     process.exit(2);
   }
-  // In natural order (frame2 before frame10), as eval and replay read the clip back.
-  const names = readdirSync(join(src, 'frames')).filter((n) => /\.jpe?g$/i.test(n)).sort(naturalCompare);
-  if (names.length === 0) {
-    process.stderr.write(`${src}/frames: no .jpg files found; point SRC_CLIP at a clip folder (frames/, config.json, truth.json)\n`);
-    process.exit(2);
-  }
+  // In natural order (frame2 before frame10), .jpg/.jpeg in any case, sub-folders left out, as eval and replay read the clip back.
+  const names = clipFramesOrExit('reverse-clip', src);
   mkdirSync(join(dst, 'frames'), { recursive: true });
   copyFileSync(join(src, 'config.json'), join(dst, 'config.json'));
   const truth = JSON.parse(readFileSync(join(src, 'truth.json'), 'utf8')) as TruthDoc;
