@@ -88,6 +88,22 @@ describe('loadTruthFile', () => {
     expect(loadTruthFile(f)).toEqual({ lines: { a: { in: 1, out: 2 } } });
   });
 
+  it('keeps a line named "__proto__", so that it is refused as a line the camera lacks, not dropped', () => {
+    const f = write('{"lines": {"a": {"in": 1, "out": 0}, "__proto__": {"in": 5, "out": 5}}}');
+    const truth = loadTruthFile(f);
+    // Before: {"a"} alone; its 10 true crossings vanished without a word and the score left them out.
+    expect(Object.keys(truth.lines)).toEqual(['a', '__proto__']);
+    expect(() => checkTruthLines(truth, ['a'], f, 'config.json')).toThrow(`${f}: line "__proto__" not in config.json, whose lines are "a"`);
+  });
+
+  it('scores a config line named like an Object method ("constructor") that the truth lacks against 0', () => {
+    const truth = loadTruthFile(write(JSON.stringify({ lines: { toString: { in: 1, out: 0 } } })));
+    const r = evaluateCounts({ lines: [{ id: 'constructor', in: 1, out: 0 }, { id: 'toString', in: 1, out: 0 }] }, truth);
+    // Before: truth undefined and errors NaN for "constructor" (Object.prototype's), weighted "n/a (NaN of NaN)".
+    expect(r.rows.filter((x) => x.lineId === 'constructor').map((x) => [x.truth, x.error])).toEqual([[0, 1], [0, 0]]);
+    expect([r.totalAbsError, r.totalTruth, r.weightedAbsPctError]).toEqual([1, 1, 100]);
+  });
+
   it('names the bad key', () => {
     expect(() => loadTruthFile(write(JSON.stringify({ lines: { a: { in: -1, out: 0 } } })))).toThrow(/lines\.a\.in: must be a non-negative integer/);
     expect(() => loadTruthFile(write(JSON.stringify({ lines: { a: { in: 1 } } })))).toThrow(/lines\.a\.out/);

@@ -120,7 +120,7 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
 function truthBetween(events: readonly TruthEvent[], lineIds: readonly string[], t0: number, t1: number): TruthFile {
   const lines: TruthFile['lines'] = Object.fromEntries(lineIds.map((id) => [id, { in: 0, out: 0 }]));
   for (const e of events) {
-    const l = lines[e.line];
+    const l = Object.hasOwn(lines, e.line) ? lines[e.line] : undefined;
     if (l && e.t >= t0 && e.t <= t1) l[e.direction]++;
   }
   return { lines };

@@ -56,7 +56,8 @@ export function evaluateCounts(
   let totalAbsError = 0, totalTruth = 0;
   for (const id of ids) {
     const a = auto.lines.find((l) => l.id === id);
-    const t = truth.lines[id];
+    // Own keys only: a config line named "constructor" or "toString" is not Object.prototype's.
+    const t = Object.hasOwn(truth.lines, id) ? truth.lines[id] : undefined;
     for (const direction of ['in', 'out'] as const) {
       const av = a ? a[direction] : 0;
       const tv = t ? t[direction] : 0;
@@ -164,7 +165,9 @@ export function validateTruth(raw: unknown, source: string): TruthFile {
   if (typeof lines !== 'object' || lines === null || Array.isArray(lines)) {
     throw new ConfigError(`${source}: lines: must be an object mapping line ids to {"in": N, "out": N}`);
   }
-  const out: Record<string, { in: number; out: number }> = {};
+  // No prototype: a line "__proto__" is kept as a line (and refused by checkTruthLines, as no config line is named so),
+  // not taken as the object's prototype and dropped.
+  const out: Record<string, { in: number; out: number }> = Object.create(null) as Record<string, { in: number; out: number }>;
   for (const [id, v] of Object.entries(lines as Record<string, unknown>)) {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
       throw new ConfigError(`${source}: lines.${id}: must be an object {"in": N, "out": N}`);
