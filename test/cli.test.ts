@@ -76,6 +76,23 @@ describe('traffic-counter CLI', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('eval begins every message about the truth file alike, "--truth FILE:", as the config\'s begin "--config FILE:"', async () => {
+    const dir = tempDir();
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ cameras: [{ id: 'c', roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'a', from: [0, 50], to: [100, 50] }] }] }));
+    const truth = join(dir, 'truth.json');
+    const evalWith = async (content: string) => {
+      writeFileSync(truth, content);
+      const r = await runCli(['eval', '--config', config, '--frames', join(dir, 'no-frames'), '--truth', truth]);
+      expect(r.code).toBe(2);
+      return r.stderr;
+    };
+    expect(await evalWith('{nope')).toContain(`traffic-counter: --truth ${truth}: not valid JSON (`);
+    // Before: "traffic-counter: /…/truth.json: lines.a.in: …", without the flag, unlike the message above.
+    expect(await evalWith('{"lines": {"a": {"in": -1, "out": 0}}}')).toContain(`traffic-counter: --truth ${truth}: lines.a.in: must be a non-negative integer count, got -1`);
+    expect(await evalWith('{"lines": []}')).toContain(`traffic-counter: --truth ${truth}: lines: must be an object`);
+  });
+
   it('names --decode-scale when its value is not one the decoders offer', async () => {
     const dir = tempDir();
     const file = join(dir, 'config.json');

@@ -7,6 +7,17 @@ import { listJpegs } from '../dist/src/eval/eval-in-process.js';
 import { evalRealClips } from '../dist/src/eval/eval-real.js';
 import { tempDir } from './helpers/temp-dir.js';
 
+/** A folder of one clip, `clip`: a 16x16 camera with line "l", a truth of 0 crossings, and frames/ still empty. */
+function tinyClip(): { dir: string; clip: string } {
+  const dir = tempDir();
+  const clip = join(dir, 'clip');
+  mkdirSync(join(clip, 'frames'), { recursive: true });
+  const view = { roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] };
+  writeFileSync(join(clip, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', ...view }] }));
+  writeFileSync(join(clip, 'truth.json'), JSON.stringify({ lines: { l: { in: 0, out: 0 } } }));
+  return { dir, clip };
+}
+
 it('lists frames in natural name order (frame2 before frame10), as replay and eval take them', () => {
   const dir = tempDir();
   for (const n of ['f10.jpg', 'f1.jpg', 'f2.jpg', 'f9.jpg', 'f11.jpg', 'notes.txt']) writeFileSync(join(dir, n), '');
@@ -30,12 +41,7 @@ it('refuses a folder it cannot read, or one that holds no clips, saying what to 
 });
 
 it('names a frame that is not a JPEG, without a stack trace', async () => {
-  const dir = tempDir();
-  const clip = join(dir, 'clip');
-  mkdirSync(join(clip, 'frames'), { recursive: true });
-  const view = { roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] };
-  writeFileSync(join(clip, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', ...view }] }));
-  writeFileSync(join(clip, 'truth.json'), JSON.stringify({ lines: { l: { in: 0, out: 0 } } }));
+  const { dir, clip } = tinyClip();
   writeFileSync(join(clip, 'frames', 'f1.jpg'), 'not a picture');
   // Before: "eval-real: Error: SOI not found" and jpeg-js's stack, naming no file.
   await expect(evalRealClips(dir)).rejects.toMatchObject({
@@ -45,13 +51,8 @@ it('names a frame that is not a JPEG, without a stack trace', async () => {
 });
 
 it('leaves a sub-folder named like a frame out, as replay does, and names a frame it cannot read', async () => {
-  const dir = tempDir();
-  const clip = join(dir, 'clip');
+  const { dir, clip } = tinyClip();
   const frames = join(clip, 'frames');
-  mkdirSync(frames, { recursive: true });
-  const view = { roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [16, 8] }] };
-  writeFileSync(join(clip, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', ...view }] }));
-  writeFileSync(join(clip, 'truth.json'), JSON.stringify({ lines: { l: { in: 0, out: 0 } } }));
   const grey = jpeg.encode({ width: 16, height: 16, data: new Uint8Array(16 * 16 * 4).fill(120) }, 90).data;
   for (const n of ['f1.jpg', 'f2.JPG', 'f3.jpeg']) writeFileSync(join(frames, n), grey);
   mkdirSync(join(frames, 'f4.jpg'));
@@ -65,4 +66,15 @@ it('leaves a sub-folder named like a frame out, as replay does, and names a fram
     code: 'TC_ERR_SOURCE_DIR',
     message: `${join(frames, 'f5.jpg')}: cannot read the file (ENOENT); every .jpg/.jpeg entry in a clip's frames must be a readable JPEG file: replace or remove this one`,
   });
+});
+
+it('begins every message about a clip\'s truth file with its path, as it has no --truth flag', async () => {
+  const { dir, clip } = tinyClip();
+  const truth = join(clip, 'truth.json');
+  const messageOf = (): Promise<string> => evalRealClips(dir).then(() => 'no error', (err: Error) => err.message);
+  // Before: "--truth /…/truth.json: not valid JSON …" here, but "/…/truth.json: lines.l.in: …" below.
+  writeFileSync(truth, '{nope');
+  expect((await messageOf()).startsWith(`${truth}: not valid JSON (`)).toBe(true);
+  writeFileSync(truth, '{"lines": {"l": {"in": -1, "out": 0}}}');
+  expect(await messageOf()).toBe(`${truth}: lines.l.in: must be a non-negative integer count, got -1`);
 });

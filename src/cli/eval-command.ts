@@ -50,11 +50,13 @@ export async function evalCommand(argv: string[]): Promise<number> {
     throw new UsageError(`eval: --config ${values.config} has ${config.cameras.length} cameras; eval compares one camera's lines with the truth file, so give a config with one camera`);
   }
   const truthPath = requireFlag('eval', 'truth', values.truth);
-  const rawTruth = readTruthJson(truthPath);
-  const truth = validateTruth(rawTruth, truthPath);
+  // Every message about the truth file begins alike, as the config's do.
+  const truthSource = `--truth ${truthPath}`;
+  const rawTruth = readTruthJson(truthPath, truthSource);
+  const truth = validateTruth(rawTruth, truthSource);
   const lineIds = config.cameras[0]!.lines.map((l) => l.id);
-  checkTruthLines(truth, lineIds, `--truth ${values.truth}`, `--config ${values.config}`);
-  const events = truthEvents(truth, rawTruth, `--truth ${values.truth}`, lineIds, (m) => process.stderr.write(`traffic-counter: warning: ${m}\n`));
+  checkTruthLines(truth, lineIds, truthSource, `--config ${values.config}`);
+  const events = truthEvents(truth, rawTruth, truthSource, lineIds, (m) => process.stderr.write(`traffic-counter: warning: ${m}\n`));
   const counted: CrossingEvent[] = [];
   const result = await replayDirectory(config, {
     framesDir: requireFlag('eval', 'frames', values.frames),
@@ -80,7 +82,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     if (outside.length > 0) {
       const [t, i] = outside[0]!;
       process.stderr.write(
-        `traffic-counter: warning: --truth ${values.truth}: ${outside.length} of the ${events.length} events are timed outside the frames (0 to ${lastSec.toFixed(1)} s at --fps ${fps}), ` +
+        `traffic-counter: warning: ${truthSource}: ${outside.length} of the ${events.length} events are timed outside the frames (0 to ${lastSec.toFixed(1)} s at --fps ${fps}), ` +
           `the first events[${i}] at ${t} s, and can pair with no count; "t" is seconds from the first frame (not milliseconds or a frame number), and --fps the rate the frames were taken at\n`,
       );
     }

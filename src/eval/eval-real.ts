@@ -67,7 +67,7 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
     const base = join(dir, clip);
     const config = loadConfigFile(join(base, 'config.json'), { requireUrl: false });
     const truthPath = join(base, 'truth.json');
-    const rawTruth = readTruthJson(truthPath);
+    const rawTruth = readTruthJson(truthPath, truthPath);
     const truth = validateTruth(rawTruth, truthPath);
     const lineIds = config.cameras.flatMap((c) => c.lines.map((l) => l.id));
     checkTruthLines(truth, lineIds, truthPath, join(base, 'config.json'));

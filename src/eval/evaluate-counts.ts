@@ -196,25 +196,28 @@ export function checkTruthLines(truth: TruthFile, lineIds: readonly string[], tr
   );
 }
 
-/** Reads and validates a truth file. */
-export function loadTruthFile(path: string): TruthFile {
-  return validateTruth(readTruthJson(path), path);
+/** Reads and validates a truth file; messages begin with `source` (default the path). */
+export function loadTruthFile(path: string, source = path): TruthFile {
+  return validateTruth(readTruthJson(path, source), source);
 }
 
-/** A truth file's parsed JSON, not yet validated (its extra fields, such as `events`, included). */
-export function readTruthJson(path: string): unknown {
+/**
+ * A truth file's parsed JSON, not yet validated (its extra fields, such as `events`, included). Messages begin with
+ * `source`, as validateTruth's, checkTruthLines' and truthEvents' do: `--truth FILE` for eval, the path for eval:real.
+ */
+export function readTruthJson(path: string, source: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError(`--truth ${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
+    throw new ConfigError(`${source}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
   }
   // A leading byte-order mark (Windows editors write one) is not JSON but says nothing wrong with the file, as for the config.
   const json = text.startsWith('\ufeff') ? text.slice(1) : text;
   try {
     return JSON.parse(json);
   } catch (err) {
-    throw new ConfigError(`--truth ${path}: not valid JSON (${jsonErrorWhere((err as Error).message, json)}); fix the syntax`, { cause: err });
+    throw new ConfigError(`${source}: not valid JSON (${jsonErrorWhere((err as Error).message, json)}); fix the syntax`, { cause: err });
   }
 }
 
