@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkTruthLines, evaluateCounts, formatEvalTable, loadTruthFile, truthEvents } from '../dist/src/eval/evaluate-counts.js';
+import { checkTruthLines, evaluateCounts, formatEvalTable, formatPct, loadTruthFile, truthEvents } from '../dist/src/eval/evaluate-counts.js';
 
 describe('evaluateCounts', () => {
   it('reports per line and direction, and the weighted absolute % error', () => {
@@ -42,6 +42,15 @@ describe('evaluateCounts', () => {
     expect(text).toMatch(/main\s+in\s+23\s+24\s+-1\s+-4\.2%/);
     expect(text).toMatch(/main\s+out\s+1\s+0\s+\+1\s+n\/a/);
     expect(text).toMatch(/weighted absolute error: 8\.3% \(2 of 24\)/);
+  });
+});
+
+describe('formatPct', () => {
+  it('shows an error that rounds to 0 as 0.0%, without a minus sign', () => {
+    // 2000 counted of 2001: -0.05%, before shown as "-0.0%".
+    const text = formatEvalTable(evaluateCounts({ lines: [{ id: 'a', in: 2000, out: 0 }] }, { lines: { a: { in: 2001, out: 0 } } }));
+    expect(text).toMatch(/a\s+in\s+2000\s+2001\s+-1\s+0\.0%\n/);
+    expect([formatPct(-0.04), formatPct(-0), formatPct(-0.06), formatPct(-12.34), formatPct(0.04), formatPct(null)]).toEqual(['0.0%', '0.0%', '-0.1%', '-12.3%', '0.0%', 'n/a']);
   });
 });
 

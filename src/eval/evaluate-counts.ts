@@ -71,8 +71,11 @@ export function evaluateCounts(
   return { rows, weightedAbsPctError, totalAbsError, totalTruth };
 }
 
+/** One decimal, with a minus sign only where the rounded value is below 0 (-0.04 shows as 0.0%, not -0.0%). */
 export function formatPct(p: number | null): string {
-  return p === null ? 'n/a' : `${p >= 0 ? '' : '-'}${Math.abs(p).toFixed(1)}%`;
+  if (p === null) return 'n/a';
+  const digits = Math.abs(p).toFixed(1);
+  return `${p < 0 && Number(digits) !== 0 ? '-' : ''}${digits}%`;
 }
 
 /** A fixed-width text table of the report, with the weighted error as the last line. */
