@@ -262,6 +262,29 @@ describe('config validation', () => {
     expect(errorOf(() => applyOverrides(validateConfig({ cameras: [camera()] }), { decoders: 0 })).message).toMatch(/^--decoders: 0 \(no local decoder.*needs channel "zeromq", but the channel is "ipc"/);
   });
 
+  it('refuses an empty zeromqEndpoint or zeromqKeyFile in a config file, as the flags refuse one, naming the key and what to give', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-config-'));
+    dirs.push(dir);
+    const file = join(dir, 'c.json');
+    const load = (keys: Record<string, unknown>) => {
+      writeFileSync(file, JSON.stringify({ cameras: [camera()], channel: 'zeromq', ...keys }));
+      return errorOf(() => loadConfigFile(file));
+    };
+    // Before: "" was taken as unset: a private ipc:// socket, and no key (a blank left for the key file ran without one).
+    expect(load({ zeromqEndpoint: '' })).toMatchObject({
+      code: 'TC_ERR_CONFIG',
+      message: `${file}: zeromqEndpoint: given empty (""); give "ipc://PATH" or "tcp://HOST:PORT", or leave zeromqEndpoint out for a private ipc:// socket`,
+    });
+    expect(load({ zeromqEndpoint: 'tcp://127.0.0.1:0', zeromqKeyFile: '' })).toMatchObject({
+      code: 'TC_ERR_CONFIG',
+      message: `${file}: zeromqKeyFile: given empty (""); give the path of a key file written by \`traffic-counter zeromq-key FILE\`, or leave zeromqKeyFile out for none`,
+    });
+    // Left out, they are unset as before, and a config with them unset still takes flags.
+    const unset = validateConfig({ cameras: [camera()] });
+    expect([unset.zeromqEndpoint, unset.zeromqKeyFile]).toEqual(['', '']);
+    expect(applyOverrides(unset, { channel: 'zeromq' })).toMatchObject({ channel: 'zeromq', zeromqEndpoint: '', zeromqKeyFile: '' });
+  });
+
   it('refuses a tcp:// zeromqEndpoint without a port from 0 to 65535 (ZeroMQ bound 99999 to some other port, silently)', () => {
     for (const zeromqEndpoint of ['tcp://127.0.0.1:99999', 'tcp://127.0.0.1', 'tcp://127.0.0.1:port']) {
       expect(errorOf(() => validateConfig({ cameras: [camera()], channel: 'zeromq', zeromqEndpoint })).message).toBe(

@@ -21,6 +21,8 @@ export interface ConfigOverrides {
 
 export function applyOverrides(config: Config, overrides: ConfigOverrides, requireUrl = false): Config {
   const raw: Record<string, unknown> = JSON.parse(JSON.stringify(config));
+  // A validated config holds "" for these when unset, which a config given to validateConfig may not say: leave them out.
+  for (const key of ['zeromqEndpoint', 'zeromqKeyFile'] as const) if (raw[key] === '') delete raw[key];
   let changed = false;
   for (const [k, v] of Object.entries(overrides)) {
     if (v !== undefined) {

@@ -355,9 +355,16 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
   if (raw.db !== undefined && (typeof raw.db !== 'string' || raw.db.length === 0)) {
     throw new ConfigError(`db: must be a file path for the SQLite database, got ${describe(raw.db)}`);
   }
+  // "" is what a validated config holds for unset, but in a config file it is a slip (a value left blank), as the
+  // flags' "" is: left out says the same on purpose.
+  if (raw.zeromqEndpoint === '') {
+    throw new ConfigError('zeromqEndpoint: given empty (""); give "ipc://PATH" or "tcp://HOST:PORT", or leave zeromqEndpoint out for a private ipc:// socket');
+  }
+  if (raw.zeromqKeyFile === '') {
+    throw new ConfigError('zeromqKeyFile: given empty (""); give the path of a key file written by `traffic-counter zeromq-key FILE`, or leave zeromqKeyFile out for none');
+  }
   if (
     raw.zeromqEndpoint !== undefined &&
-    raw.zeromqEndpoint !== '' &&
     (typeof raw.zeromqEndpoint !== 'string' || !/^(ipc:\/\/.+|tcp:\/\/[^/]+:\d+)$/.test(raw.zeromqEndpoint) || Number(/:(\d+)$/.exec(raw.zeromqEndpoint)?.[1] ?? 0) > 65_535)
   ) {
     throw new ConfigError(`zeromqEndpoint: must be "ipc://PATH" or "tcp://HOST:PORT" with PORT 0-65535 (0: any free port, named in the log), got ${describe(raw.zeromqEndpoint)}`);
@@ -376,7 +383,7 @@ export function validateConfig(raw: unknown, opts: ValidateOptions = { requireUr
     );
   }
   const decoders = num(raw, 'decoders', '', d.decoders, channel === 'zeromq' ? 0 : 1, 64, true);
-  const zeromqEndpoint = (raw.zeromqEndpoint as string | undefined) || d.zeromqEndpoint;
+  const zeromqEndpoint = (raw.zeromqEndpoint as string | undefined) ?? d.zeromqEndpoint;
   // Remote decoders connect over tcp:// only (`decoder --connect` refuses anything else).
   if (decoders === 0 && !zeromqEndpoint.startsWith('tcp://')) {
     throw new ConfigError(
