@@ -18,11 +18,20 @@ export function hideQuerySecrets(url: string): string {
   return url.replace(SECRET_PARAM, '$1***');
 }
 
-// A name standing alone (not the end of "keyboard_key"), quoted or not, then ":" or "=", then its value up to the
-// next quote, separator or blank: `"token": "abc"`, `sid=abc`, `password: abc`.
-const SECRET_FIELD = new RegExp(`((?<![\\w-])["']?(?:${SECRET_NAMES})["']?\\s*[:=]\\s*["']?)[^"'&,;\\s}<]+`, 'gi');
+// A name standing alone (not the end of "keyboard_key"), quoted or not, then ":" or "=", then its value: a quoted one
+// whole, up to its closing quote past any escaped one (`"token": "ab\"cd"`, `password='a b'`), or to the end of the text
+// where the text was cut before it closes; an unquoted one up to the next quote, separator or blank (`sid=abc`).
+const SECRET_FIELD = new RegExp(
+  `((?<![\\w-])["']?(?:${SECRET_NAMES})["']?\\s*[:=]\\s*)(?:"((?:[^"\\\\]|\\\\[\\s\\S]?)*)("?)|'((?:[^'\\\\]|\\\\[\\s\\S]?)*)('?)|[^"'&,;\\s}<]+)`,
+  'gi',
+);
 
 /** Text echoed in a message (the start of a JSON error or a page a camera sent): values of secret-named fields as ***. */
 export function hideTextSecrets(text: string): string {
-  return text.replace(SECRET_FIELD, '$1***');
+  return text.replace(SECRET_FIELD, (match: string, name: string, dq?: string, dqEnd?: string, sq?: string, sqEnd?: string) => {
+    // An empty quoted value ("") hides nothing: left as it is.
+    if (dq !== undefined) return dq === '' ? match : `${name}"***${dqEnd ?? ''}`;
+    if (sq !== undefined) return sq === '' ? match : `${name}'***${sqEnd ?? ''}`;
+    return `${name}***`;
+  });
 }

@@ -43,6 +43,16 @@ describe('a frame that is not a JPEG', () => {
     );
   });
 
+  it('a quoted secret is hidden whole, past an escaped quote, a blank or a comma', () => {
+    // Before: `"token":"***"cd-s3cr3t"` and `'*** and-more'`: the value was cut at its escaped quote or first blank.
+    expect(messageOf(Buffer.from('{"error":"expired","token":"ab\\"cd-s3cr3t","n":1}'))).toBe(
+      `camera c1: frame: not a JPEG but a JSON document (starts with "{"error":"expired","token":"***","n":1}"); ${HINT}`,
+    );
+    expect(messageOf(Buffer.from("password='pass word, and-more' ok"))).toBe(`camera c1: frame: not a JPEG but text (starts with "password='***' ok"); ${HINT}`);
+    // An empty value hides nothing, and is shown as it is.
+    expect(messageOf(Buffer.from('{"token":"","error":"no token"}'))).toContain('(starts with "{"token":"","error":"no token"}")');
+  });
+
   it('a JSON error and an XML answer', () => {
     expect(messageOf(Buffer.from('{"error":"unauthorized","code":401}'))).toBe(
       `camera c1: frame: not a JPEG but a JSON document (starts with "{"error":"unauthorized","code":401}"); ${HINT}`,
