@@ -1,6 +1,7 @@
 // Counts in local time (--tz, tz=): the roll-ups are stored per UTC minute, hour and day, but a city reports its own
 // days and hours. A local day is midnight to midnight there, 25 hours on the night the clocks fall back; an hour of
 // India (UTC+05:30) straddles two UTC hours; a from/to without a zone is local time.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { startHttpServer } from '../dist/src/server/index.js';
 import { CountReader, CountStore, parseQueryParams } from '../dist/src/store/index.js';
 import { TimeZone } from '../dist/src/store/time-zone.js';
 import type { QueryError } from '../dist/src/errors.js';
+import { CLI } from './helpers/run-cli.js';
 
 // Monitored one frame a minute from 2026-10-24 20:00 to 2026-10-26 02:00 UTC, across the night Berlin's clocks go
 // back (2026-10-25 01:00 UTC, 03:00 CEST → 02:00 CET).
@@ -107,4 +109,17 @@ test('an unknown zone is refused with what to give; over HTTP too, where tz is a
   const bad = await fetch(`${server.url}/api/counts?bucket=day&tz=Mars/Olympus`);
   expect(bad.status).toBe(400);
   expect(((await bad.json()) as { error: QueryError }).error.message).toMatch(/^tz: unknown time zone "Mars\/Olympus"; give an IANA time zone name/);
+});
+
+test('--tz local names the zone as the machine is set (TZ), not by an older alias Node knows it by, and counts in it', () => {
+  const dbPath = countDb();
+  const query = (tz: string): string[] =>
+    execFileSync(process.execPath, [CLI, 'query', '--db', dbPath, '--bucket', 'hour', '--tz', 'local', '--from', '2026-10-25T03:00', '--to', '2026-10-25T04:00'], { encoding: 'utf8', env: { ...process.env, TZ: tz } }).split('\n');
+  // Before: "start (Asia/Calcutta)" and "start (Europe/Kiev)" here, where --tz Asia/Kolkata says Asia/Kolkata.
+  const india = query('Asia/Kolkata');
+  expect(india[0]).toMatch(/^start \(Asia\/Kolkata\) +camera/);
+  expect(india[2]).toMatch(/^2026-10-25T03:00:00\+05:30 +cam1 +a +2 /);
+  expect(query(':Europe/Kyiv')[0]).toMatch(/^start \(Europe\/Kyiv\) +camera/);
+  // TZ set empty runs the clock on UTC (Intl calls it "Etc/Unknown"); before: --tz: unknown time zone "local".
+  expect(query('')[0]).toMatch(/^start \(UTC\) +camera/);
 });

@@ -3,12 +3,14 @@
 // the zone's offsets, local bucket starts and local ISO times, read from the IANA time zone database that Node
 // carries (Intl), daylight saving time included: a local day is then 23 or 25 hours long.
 
+import { readlinkSync } from 'node:fs';
+
 /**
  * The canonical name of an IANA time zone ("Europe/Berlin"; "local" is this machine's zone), or undefined when Node
  * does not know it. Every name for UTC ("UTC", "Etc/UTC", "Z", …) is "UTC".
  */
 export function canonicalTimeZone(name: string): string | undefined {
-  const wanted = name === 'local' ? new Intl.DateTimeFormat().resolvedOptions().timeZone : name;
+  const wanted = name === 'local' ? localTimeZone() : name;
   if (/^(z|utc|gmt|etc\/(utc|gmt|uct|zulu|universal)|uct|zulu|universal)$/i.test(wanted)) return 'UTC';
   let resolved: string;
   try {
@@ -20,6 +22,31 @@ export function canonicalTimeZone(name: string): string | undefined {
   // Europe/Kiev): the name is then kept as given, case included (Intl ignores case); a name that resolves to
   // itself is given ICU's case (europe/berlin: Europe/Berlin).
   return resolved.toLowerCase() === wanted.toLowerCase() ? resolved : wanted;
+}
+
+/**
+ * This machine's zone by the name it is set with: TZ, or the zone file /etc/localtime links to (…/zoneinfo/Asia/Kolkata).
+ * Node's ICU names the zone it runs in by an older alias (Asia/Calcutta, Europe/Kiev), which `--tz local` showed where
+ * `--tz Asia/Kolkata` shows Asia/Kolkata; the name set is taken where Intl reads it as that same zone, else Intl's.
+ */
+function localTimeZone(): string {
+  const running = new Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // TZ set empty: ICU's "Etc/Unknown", which Intl refuses as a zone to format in; the clock runs on UTC then.
+  if (running === 'Etc/Unknown') return 'UTC';
+  let linked: string | undefined;
+  try {
+    linked = /(?:^|\/)zoneinfo\/(?:posix\/|right\/)?(.+)$/.exec(readlinkSync('/etc/localtime'))?.[1];
+  } catch {
+    // Not a link (a copied file), or no such file (Windows): Intl's name.
+  }
+  // TZ (":Asia/Kolkata" is the same) decides when set; /etc/localtime only when it is not.
+  const set = process.env.TZ ? process.env.TZ.replace(/^:/, '') : linked;
+  if (set === undefined || set === '') return running;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: set }).resolvedOptions().timeZone === running ? set : running;
+  } catch {
+    return running; // a POSIX rule (TZ=CET-1CEST) or a name Intl does not know
+  }
 }
 
 const MINUTE_MS = 60_000;
