@@ -20,9 +20,10 @@ export function hideQuerySecrets(url: string): string {
 
 // A name standing alone (not the end of "keyboard_key"), quoted or not, then ":" or "=", then its value: a quoted one
 // whole, up to its closing quote past any escaped one (`"token": "ab\"cd"`, `password='a b'`), or to the end of the text
-// where the text was cut before it closes; an unquoted one up to the next quote, separator or blank (`sid=abc`).
+// where the text was cut before it closes; an unquoted one up to the next quote, separator or blank (`sid=abc`), with
+// the credentials after an HTTP auth scheme (`Authorization: Bearer eyJ…`: the scheme, then the token).
 const SECRET_FIELD = new RegExp(
-  `((?<![\\w-])["']?(?:${SECRET_NAMES})["']?\\s*[:=]\\s*)(?:"((?:[^"\\\\]|\\\\[\\s\\S]?)*)("?)|'((?:[^'\\\\]|\\\\[\\s\\S]?)*)('?)|[^"'&,;\\s}<]+)`,
+  `((?<![\\w-])["']?(?:${SECRET_NAMES})["']?\\s*[:=]\\s*)(?:"((?:[^"\\\\]|\\\\[\\s\\S]?)*)("?)|'((?:[^'\\\\]|\\\\[\\s\\S]?)*)('?)|(?:(?:bearer|basic|digest)\\s+)?[^"'&,;\\s}<]+)`,
   'gi',
 );
 

@@ -53,6 +53,14 @@ describe('a frame that is not a JPEG', () => {
     expect(messageOf(Buffer.from('{"token":"","error":"no token"}'))).toContain('(starts with "{"token":"","error":"no token"}")');
   });
 
+  it('a token after an HTTP auth scheme is hidden with it (Authorization: Bearer …)', () => {
+    // Before: "Authorization: *** eyJhbGciOi.s3cr3t": the scheme was hidden and the token after it shown.
+    expect(messageOf(Buffer.from('HTTP/1.0 401\r\nAuthorization: Bearer eyJhbGciOi.s3cr3t\r\nX: 1'))).toBe(
+      `camera c1: frame: not a JPEG but text (starts with "HTTP/1.0 401 Authorization: *** X: 1"); ${HINT}`,
+    );
+    expect(messageOf(Buffer.from('authorization=Basic YWRtaW46cHc= next'))).toBe(`camera c1: frame: not a JPEG but text (starts with "authorization=*** next"); ${HINT}`);
+  });
+
   it('a JSON error and an XML answer', () => {
     expect(messageOf(Buffer.from('{"error":"unauthorized","code":401}'))).toBe(
       `camera c1: frame: not a JPEG but a JSON document (starts with "{"error":"unauthorized","code":401}"); ${HINT}`,
