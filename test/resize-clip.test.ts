@@ -50,8 +50,8 @@ describe('resize-clip', () => {
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const src = join(dir, 'clip');
     mkdirSync(join(src, 'frames', 'f4.jpg'), { recursive: true });
-    writeFileSync(join(src, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', roi: [[0, 0], [32, 0], [32, 16], [0, 16]], lines: [] }] }));
-    writeFileSync(join(src, 'truth.json'), '{"lines":{}}');
+    writeFileSync(join(src, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', roi: [[0, 0], [32, 0], [32, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [32, 8] }] }] }));
+    writeFileSync(join(src, 'truth.json'), '{"lines":{"l":{"in":0,"out":0}}}');
     const names = ['f1.JPG', 'f2.jpeg', 'f10.jpg'];
     for (const name of names) writeFileSync(join(src, 'frames', name), jpeg.encode({ width: 32, height: 16, data: new Uint8Array(32 * 16 * 4).fill(90) }, 90).data);
     const out = join(dir, 'small');
@@ -83,6 +83,32 @@ describe('resize-clip', () => {
     const text = await runCli(args);
     expect(text.stdout).toContain(`${clip.frames} frames, analysed at 1/2 (minAreaPx 20, lineMinMarginPx 2)`);
   }, 60_000);
+
+  it('names a clip\'s missing or broken file and a frame that is not a JPEG, on one line, without a stack trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-resize-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const src = join(dir, 'clip');
+    mkdirSync(join(src, 'frames'), { recursive: true });
+    writeFileSync(join(src, 'frames', 'f1.jpg'), jpeg.encode({ width: 32, height: 16, data: new Uint8Array(32 * 16 * 4).fill(90) }, 90).data);
+    const stderrOf = (): string => {
+      try {
+        execFileSync(process.execPath, ['dist/src/eval/resize-clip.js', src, join(dir, 'out'), '0.5'], { stdio: 'pipe' });
+        return 'no error';
+      } catch (err) {
+        return String((err as { stderr: Buffer }).stderr);
+      }
+    };
+    // Before: "Error: ENOENT: no such file or directory, copyfile '…/truth.json'" (or "SOI not found") and a stack trace.
+    expect(stderrOf()).toBe(`resize-clip: ${join(src, 'config.json')}: cannot read the file (ENOENT); a clip folder holds frames/ (its .jpg/.jpeg files), config.json and truth.json\n`);
+    writeFileSync(join(src, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', lines: [] }] }));
+    expect(stderrOf()).toBe(`resize-clip: ${join(src, 'config.json')}: cameras[0].roi: must be a polygon [[x, y], ...] of at least 3 points, got nothing\n`);
+    writeFileSync(join(src, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', roi: [[0, 0], [32, 0], [32, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [32, 8] }] }] }));
+    expect(stderrOf()).toBe(`resize-clip: ${join(src, 'truth.json')}: cannot read the file (ENOENT); a clip folder holds frames/ (its .jpg/.jpeg files), config.json and truth.json\n`);
+    expect(readdirSync(dir)).toEqual(['clip']);
+    writeFileSync(join(src, 'truth.json'), '{"lines":{"l":{"in":0,"out":0}}}');
+    writeFileSync(join(src, 'frames', 'f2.jpg'), 'not a picture');
+    expect(stderrOf()).toBe(`resize-clip: ${join(src, 'frames', 'f2.jpg')}: not a JPEG that can be decoded (SOI not found); every .jpg/.jpeg file in a clip's frames must be a JPEG image: replace or remove this one\n`);
+  });
 
   it('refuses a bad factor with its usage', () => {
     expect(() => execFileSync(process.execPath, ['dist/src/eval/resize-clip.js', 'a', 'b', '0'], { stdio: 'pipe' })).toThrow(/usage: .*FACTOR/);

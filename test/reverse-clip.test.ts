@@ -104,6 +104,23 @@ describe('reverse-clip', () => {
     expect([rev.crossings.precision, rev.crossings.recall]).toEqual([1, 1]);
   }, 90_000);
 
+  it('names a missing config or a truth it cannot reverse, before writing anything', () => {
+    const dir = tempDir();
+    const src = join(dir, 'clip');
+    mkdirSync(join(src, 'frames'), { recursive: true });
+    writeFileSync(join(src, 'frames', 'f1.jpg'), 'frame');
+    const run = () => execFileSync(process.execPath, ['dist/src/eval/reverse-clip.js', src, join(dir, 'rev')], { stdio: 'pipe' });
+    // Before: "Error: ENOENT: no such file or directory, copyfile …" and a stack trace.
+    expect(run).toThrow(`reverse-clip: ${join(src, 'config.json')}: cannot read the file (ENOENT); a clip folder holds frames/`);
+    writeFileSync(join(src, 'config.json'), '{"cameras":[]}');
+    // Before: "TypeError: Cannot convert undefined or null to object" and a stack trace, after the frames folder was made.
+    writeFileSync(join(src, 'truth.json'), '{"counts":{}}');
+    expect(run).toThrow(`reverse-clip: ${join(src, 'truth.json')}: lines: must be an object mapping line ids to {"in": N, "out": N}`);
+    writeFileSync(join(src, 'truth.json'), '{"lines":');
+    expect(run).toThrow(`reverse-clip: ${join(src, 'truth.json')}: not valid JSON (`);
+    expect(readdirSync(dir)).toEqual(['clip']);
+  });
+
   it('refuses a folder without frames, and bad arguments, with its usage', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'frames'));

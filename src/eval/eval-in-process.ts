@@ -5,7 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
-import { SourceError } from '../errors.js';
+import { ConfigError, SourceError, TrafficCounterError } from '../errors.js';
+import { jsonErrorWhere, validateConfig } from '../config/validate-config.js';
 import type { CameraConfig } from '../config/config-types.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
@@ -20,6 +21,8 @@ export interface InProcessResult {
   avgMs: number;
 }
 
+const CLIP_LAYOUT = 'a clip folder holds frames/ (its .jpg/.jpeg files), config.json and truth.json';
+
 /**
  * Lists the JPEG files of a directory in natural name order (frame2 before frame10), leaving sub-folders out, as
  * replay and eval take them (frameFileNames); throws SourceError when there are none.
@@ -29,20 +32,65 @@ export function listJpegs(framesDir: string): string[] {
   try {
     jpegs = frameFileNames(readdirSync(framesDir, { withFileTypes: true }));
   } catch (err) {
-    throw new SourceError('TC_ERR_SOURCE_DIR', `${framesDir}: cannot read the folder (${(err as NodeJS.ErrnoException).code ?? String(err)}); a clip folder holds frames/ (its .jpg/.jpeg files), config.json and truth.json`, { cause: err });
+    throw new SourceError('TC_ERR_SOURCE_DIR', `${framesDir}: cannot read the folder (${(err as NodeJS.ErrnoException).code ?? String(err)}); ${CLIP_LAYOUT}`, { cause: err });
   }
-  if (jpegs.length === 0) throw new SourceError('TC_ERR_SOURCE_DIR', `${framesDir}: no .jpg/.jpeg files in it; a clip folder holds frames/ (its .jpg/.jpeg files), config.json and truth.json`);
+  if (jpegs.length === 0) throw new SourceError('TC_ERR_SOURCE_DIR', `${framesDir}: no .jpg/.jpeg files in it; ${CLIP_LAYOUT}`);
   return jpegs;
 }
 
-/** For a clip tool (resize-clip, reverse-clip): the frames of CLIP/frames by listJpegs; without them, listJpegs' message and exit code 2. */
-export function clipFramesOrExit(tool: string, clipDir: string): string[] {
+/**
+ * For a clip tool (resize-clip, reverse-clip): `step`'s result; when it throws one of this project's errors (a clip
+ * folder without frames, a file missing or not JSON, a frame not a JPEG), its message, on one line, and exit code 2.
+ */
+export function clipToolStep<T>(tool: string, step: () => T): T {
   try {
-    return listJpegs(join(clipDir, 'frames'));
+    return step();
   } catch (err) {
-    if (!(err instanceof SourceError)) throw err;
+    if (!(err instanceof TrafficCounterError)) throw err;
     process.stderr.write(`${tool}: ${err.message}\n`);
     process.exit(2);
+  }
+}
+
+/** For a clip tool: the frames of CLIP/frames by listJpegs (see clipToolStep). */
+export function clipFramesOrExit(tool: string, clipDir: string): string[] {
+  return clipToolStep(tool, () => listJpegs(join(clipDir, 'frames')));
+}
+
+/** A clip's config.json or truth.json, parsed; ConfigError naming the file when it is missing or not JSON. */
+export function readClipJson(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); ${CLIP_LAYOUT}`, { cause: err });
+  }
+  const json = text.startsWith('\ufeff') ? text.slice(1) : text;
+  try {
+    return JSON.parse(json);
+  } catch (err) {
+    throw new ConfigError(`${file}: not valid JSON (${jsonErrorWhere((err as Error).message, json)}); fix the syntax`, { cause: err });
+  }
+}
+
+/** A clip's config.json, parsed and checked as eval would (no camera URL needed); ConfigError naming the file and the key. */
+export function readClipConfig(file: string): unknown {
+  const raw = readClipJson(file);
+  try {
+    validateConfig(raw, { requireUrl: false });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`${file}: ${err.message}`, { cause: err });
+    throw err;
+  }
+  return raw;
+}
+
+/** A clip's frame decoded to RGBA by jpeg-js; SourceError naming the file and the fix when it is not a JPEG. */
+export function decodeClipFrame(file: string, bytes: Uint8Array): { width: number; height: number; data: Uint8Array } {
+  try {
+    return jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 512 });
+  } catch (err) {
+    throw new SourceError('TC_ERR_SOURCE_DIR', `${file}: not a JPEG that can be decoded (${err instanceof Error ? err.message : String(err)}); every .jpg/.jpeg file in a clip's frames must be a JPEG image: replace or remove this one`, { cause: err });
   }
 }
 
@@ -66,13 +114,7 @@ export async function countFramesInProcess(
       // A dangling symbolic link, a link to a folder, a file without read permission.
       throw new SourceError('TC_ERR_SOURCE_DIR', `${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); every .jpg/.jpeg entry in a clip's frames must be a readable JPEG file: replace or remove this one`, { cause: err });
     }
-    const decode = () => jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 512 });
-    let full: ReturnType<typeof decode>;
-    try {
-      full = decode();
-    } catch (err) {
-      throw new SourceError('TC_ERR_SOURCE_DIR', `${file}: not a JPEG that can be decoded (${err instanceof Error ? err.message : String(err)}); every .jpg/.jpeg file in a clip's frames must be a JPEG image: replace or remove this one`, { cause: err });
-    }
+    const full = decodeClipFrame(file, bytes);
     const img = boxAverageRgba({ width: full.width, height: full.height, data: full.data, scale: 1 }, opts.decodeScale ?? 1);
     events.push(...analyzer.process({ width: img.width, height: img.height, scale: img.scale, data: img.data, timeMs: startMs + Math.round((k * 1000) / opts.fps) }));
     frames++;

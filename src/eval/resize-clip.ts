@@ -10,7 +10,8 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import jpeg from 'jpeg-js';
-import { clipFramesOrExit } from './eval-in-process.js';
+import { clipFramesOrExit, clipToolStep, decodeClipFrame, readClipConfig, readClipJson } from './eval-in-process.js';
+import { validateTruth } from './evaluate-counts.js';
 
 interface ClipConfig {
   cameras: { roi: number[][]; lines: { from: number[]; to: number[] }[] }[];
@@ -46,11 +47,13 @@ function main(argv: readonly string[]): void {
     process.stderr.write('usage: node dist/src/eval/resize-clip.js SRC_CLIP DST_CLIP FACTOR (0 < FACTOR <= 4) [--quality 1-100]\n');
     process.exit(2);
   }
-  // The frames as eval, replay and eval:real take them (.jpg/.jpeg in any case, natural order), named before anything is written.
+  // The frames as eval, replay and eval:real take them (.jpg/.jpeg in any case, natural order), the config and the
+  // truth checked, before anything is written.
   const names = clipFramesOrExit('resize-clip', src);
+  const config = clipToolStep('resize-clip', () => readClipConfig(join(src, 'config.json'))) as ClipConfig;
+  clipToolStep('resize-clip', () => validateTruth(readClipJson(join(src, 'truth.json')), join(src, 'truth.json')));
   mkdirSync(join(dst, 'frames'), { recursive: true });
   copyFileSync(join(src, 'truth.json'), join(dst, 'truth.json'));
-  const config = JSON.parse(readFileSync(join(src, 'config.json'), 'utf8')) as ClipConfig;
   const scale = (p: number[]): number[] => p.map((v) => Math.round(v * f));
   for (const cam of config.cameras) {
     cam.roi = cam.roi.map(scale);
@@ -61,7 +64,8 @@ function main(argv: readonly string[]): void {
   }
   writeFileSync(join(dst, 'config.json'), `${JSON.stringify(config, null, 1)}\n`);
   for (const name of names) {
-    const img = jpeg.decode(readFileSync(join(src, 'frames', name)), { useTArray: true, formatAsRGBA: true });
+    const file = join(src, 'frames', name);
+    const img = clipToolStep('resize-clip', () => decodeClipFrame(file, readFileSync(file)));
     writeFileSync(join(dst, 'frames', name), jpeg.encode(resizeRgba(img.data, img.width, img.height, f), quality).data);
   }
   process.stdout.write(`${dst}: ${names.length} frames at ${f}x\n`);

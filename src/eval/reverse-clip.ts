@@ -7,10 +7,11 @@
 // way"): `npm run eval:real -- DIR` on a folder of reversed clips. No pixel changes, so unlike resize-clip it
 // needs no control run.
 
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { clipFramesOrExit } from './eval-in-process.js';
+import { clipFramesOrExit, clipToolStep, readClipJson } from './eval-in-process.js';
+import { validateTruth } from './evaluate-counts.js';
 
 interface TruthDoc {
   lines: Record<string, { in: number; out: number }>;
@@ -48,9 +49,15 @@ function main(argv: readonly string[]): void {
   }
   // In natural order (frame2 before frame10), .jpg/.jpeg in any case, sub-folders left out, as eval and replay read the clip back.
   const names = clipFramesOrExit('reverse-clip', src);
+  // The config (copied as it is) read and the truth checked before anything is written.
+  clipToolStep('reverse-clip', () => readClipJson(join(src, 'config.json')));
+  const truth = clipToolStep('reverse-clip', () => {
+    const raw = readClipJson(join(src, 'truth.json'));
+    validateTruth(raw, join(src, 'truth.json'));
+    return raw as TruthDoc;
+  });
   mkdirSync(join(dst, 'frames'), { recursive: true });
   copyFileSync(join(src, 'config.json'), join(dst, 'config.json'));
-  const truth = JSON.parse(readFileSync(join(src, 'truth.json'), 'utf8')) as TruthDoc;
   writeFileSync(join(dst, 'truth.json'), `${JSON.stringify(reverseTruth(truth, names.length, fps), null, 1)}\n`);
   names.forEach((name, i) => copyFileSync(join(src, 'frames', names[names.length - 1 - i]!), join(dst, 'frames', name)));
   process.stdout.write(`${dst}: ${names.length} frames, reversed\n`);
