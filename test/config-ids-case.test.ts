@@ -18,7 +18,7 @@ it('refuses two camera ids that differ only in case, naming the file, both camer
   const file = join(tempDir(), 'config.json');
   writeFileSync(file, JSON.stringify({ cameras: [camera('sim'), camera('main-st'), camera('SIM')] }));
   expect(configErrorOf(() => loadConfigFile(file, { requireUrl: false }))).toBe(
-    `${file}: cameras[2].id: "SIM" differs from cameras[0].id "sim" only in case, easily taken for one another ` +
+    `--config ${file}: cameras[2].id: "SIM" differs from cameras[0].id "sim" only in case, easily taken for one another ` +
       '(the database, the API and `query --camera` tell ids apart by case): rename one',
   );
   // The same id twice keeps its own message.

@@ -17,7 +17,7 @@ it('refuses a road ROI with two corners swapped, naming the file, the camera, bo
   const file = join(tempDir(), 'config.json');
   writeFileSync(file, JSON.stringify(config([[400, 200], [880, 200], [100, 700], [1180, 700]])));
   expect(configErrorOf(() => loadConfigFile(file, { requireUrl: false }))).toBe(
-    `${file}: cameras[0].roi: the edges roi[1] [880,200] to roi[2] [100,700] and roi[3] [1180,700] to roi[0] [400,200] cross at [640,353.8]; ${FIX}`,
+    `--config ${file}: cameras[0].roi: the edges roi[1] [880,200] to roi[2] [100,700] and roi[3] [1180,700] to roi[0] [400,200] cross at [640,353.8]; ${FIX}`,
   );
 });
 

@@ -262,6 +262,22 @@ describe('config validation', () => {
     expect(errorOf(() => applyOverrides(validateConfig({ cameras: [camera()] }), { decoders: 0 })).message).toMatch(/^--decoders: 0 \(no local decoder.*needs channel "zeromq", but the channel is "ipc"/);
   });
 
+  it('begins every message about a config file alike: "--config FILE:" (the flag that gave it), or the path where given', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-config-'));
+    dirs.push(dir);
+    const file = join(dir, 'c.json');
+    expect(errorOf(() => loadConfigFile(file)).message).toBe(`--config ${file}: cannot read the file (ENOENT); check the path`);
+    writeFileSync(file, '{"cameras": [}');
+    expect(errorOf(() => loadConfigFile(file)).message).toMatch(/^--config \S+c\.json: not valid JSON \(/);
+    // Before: "c.json: cameras[0].roi: …", without the flag the two messages above name.
+    writeFileSync(file, JSON.stringify({ cameras: [camera({ roi: undefined })] }));
+    expect(errorOf(() => loadConfigFile(file)).message).toBe(`--config ${file}: cameras[0].roi: must be a polygon [[x, y], ...] of at least 3 points, got nothing`);
+    // eval:real reads each clip's config.json without a flag: the path alone (before: "--config …" for the first two).
+    expect(errorOf(() => loadConfigFile(file, { requireUrl: true }, file)).message).toBe(`${file}: cameras[0].roi: must be a polygon [[x, y], ...] of at least 3 points, got nothing`);
+    writeFileSync(file, '{');
+    expect(errorOf(() => loadConfigFile(file, { requireUrl: true }, file)).message).toMatch(/^\/\S+c\.json: not valid JSON \(/);
+  });
+
   it('refuses an empty zeromqEndpoint or zeromqKeyFile in a config file, as the flags refuse one, naming the key and what to give', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tc-config-'));
     dirs.push(dir);
@@ -273,11 +289,11 @@ describe('config validation', () => {
     // Before: "" was taken as unset: a private ipc:// socket, and no key (a blank left for the key file ran without one).
     expect(load({ zeromqEndpoint: '' })).toMatchObject({
       code: 'TC_ERR_CONFIG',
-      message: `${file}: zeromqEndpoint: given empty (""); give "ipc://PATH" or "tcp://HOST:PORT", or leave zeromqEndpoint out for a private ipc:// socket`,
+      message: `--config ${file}: zeromqEndpoint: given empty (""); give "ipc://PATH" or "tcp://HOST:PORT", or leave zeromqEndpoint out for a private ipc:// socket`,
     });
     expect(load({ zeromqEndpoint: 'tcp://127.0.0.1:0', zeromqKeyFile: '' })).toMatchObject({
       code: 'TC_ERR_CONFIG',
-      message: `${file}: zeromqKeyFile: given empty (""); give the path of a key file written by \`traffic-counter zeromq-key FILE\`, or leave zeromqKeyFile out for none`,
+      message: `--config ${file}: zeromqKeyFile: given empty (""); give the path of a key file written by \`traffic-counter zeromq-key FILE\`, or leave zeromqKeyFile out for none`,
     });
     // Left out, they are unset as before, and a config with them unset still takes flags.
     const unset = validateConfig({ cameras: [camera()] });

@@ -78,3 +78,13 @@ it('begins every message about a clip\'s truth file with its path, as it has no 
   writeFileSync(truth, '{"lines": {"l": {"in": -1, "out": 0}}}');
   expect(await messageOf()).toBe(`${truth}: lines.l.in: must be a non-negative integer count, got -1`);
 });
+
+it('begins a message about a clip\'s config.json with its path, not a --config flag it does not take', async () => {
+  const { dir, clip } = tinyClip();
+  const config = join(clip, 'config.json');
+  writeFileSync(config, '{');
+  // Before: "--config /…/config.json: not valid JSON …", naming a flag eval:real has not.
+  await expect(evalRealClips(dir)).rejects.toMatchObject({ code: 'TC_ERR_CONFIG', message: expect.stringMatching(/^\/\S+\/clip\/config\.json: not valid JSON \(/) });
+  writeFileSync(config, JSON.stringify({ cameras: [{ id: 'c' }] }));
+  await expect(evalRealClips(dir)).rejects.toThrow(`${config}: cameras[0].roi: must be a polygon`);
+});

@@ -447,7 +447,6 @@ export function jsonErrorWhere(message: string, text: string): string {
   });
 }
 
-/** Reads and validates a JSON config file. */
 /**
  * `err` with the config file named first, as loadConfigFile names it, when it is a ConfigError about a camera's keys
  * ("cameras[0].roi: …") thrown after loading: by the camera's analyzer at start, or at its first frames (a ROI past
@@ -456,15 +455,19 @@ export function jsonErrorWhere(message: string, text: string): string {
  */
 export function inConfigFile(err: unknown, file: string | undefined): unknown {
   if (file === undefined || !(err instanceof ConfigError) || !/^cameras\[\d+\]/.test(err.message)) return err;
-  return new ConfigError(`${file}: ${err.message}`, { cause: err });
+  return new ConfigError(`--config ${file}: ${err.message}`, { cause: err });
 }
 
-export function loadConfigFile(file: string, opts: ValidateOptions = { requireUrl: true }): Config {
+/**
+ * Reads and validates a JSON config file. Every message begins with `source`: `--config FILE` where a flag gave
+ * the file (run, replay, eval), the path where none did (eval:real's clips).
+ */
+export function loadConfigFile(file: string, opts: ValidateOptions = { requireUrl: true }, source = `--config ${file}`): Config {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(`--config ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
+    throw new ConfigError(`${source}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
   }
   let raw: unknown;
   // A leading byte-order mark (Windows editors write one) is not JSON but says nothing wrong with the config.
@@ -474,12 +477,12 @@ export function loadConfigFile(file: string, opts: ValidateOptions = { requireUr
   } catch (err) {
     // Newer V8 quotes the text around the error, which may be part of a camera's password: left out.
     const why = jsonErrorWhere((err as Error).message, json);
-    throw new ConfigError(`--config ${file}: not valid JSON (${why}); fix the syntax`, { cause: err });
+    throw new ConfigError(`${source}: not valid JSON (${why}); fix the syntax`, { cause: err });
   }
   try {
     return validateConfig(raw, opts);
   } catch (err) {
-    if (err instanceof ConfigError) throw new ConfigError(`${file}: ${err.message}`, { cause: err });
+    if (err instanceof ConfigError) throw new ConfigError(`${source}: ${err.message}`, { cause: err });
     throw err;
   }
 }

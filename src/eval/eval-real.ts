@@ -65,7 +65,7 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
   const phases: PhaseRow[] = [];
   for (const clip of clips) {
     const base = join(dir, clip);
-    const config = loadConfigFile(join(base, 'config.json'), { requireUrl: false });
+    const config = loadConfigFile(join(base, 'config.json'), { requireUrl: false }, join(base, 'config.json'));
     const truthPath = join(base, 'truth.json');
     const rawTruth = readTruthJson(truthPath, truthPath);
     const truth = validateTruth(rawTruth, truthPath);
