@@ -2,7 +2,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished, vi } from 'vitest';
 import { listJpegs } from '../dist/src/eval/eval-in-process.js';
 import { evalRealClips } from '../dist/src/eval/eval-real.js';
 import { tempDir } from './helpers/temp-dir.js';
@@ -87,4 +87,16 @@ it('begins a message about a clip\'s config.json with its path, not a --config f
   await expect(evalRealClips(dir)).rejects.toMatchObject({ code: 'TC_ERR_CONFIG', message: expect.stringMatching(/^\/\S+\/clip\/config\.json: not valid JSON \(/) });
   writeFileSync(config, JSON.stringify({ cameras: [{ id: 'c' }] }));
   await expect(evalRealClips(dir)).rejects.toThrow(`${config}: cameras[0].roi: must be a polygon`);
+});
+
+it('leaves out a link to nothing beside the clip folders, saying so, and goes on with the clips', async () => {
+  const { dir, clip } = tinyClip();
+  writeFileSync(join(clip, 'frames', 'f1.jpg'), jpeg.encode({ width: 16, height: 16, data: new Uint8Array(16 * 16 * 4).fill(120) }, 90).data);
+  symlinkSync(join(dir, 'gone'), join(dir, 'old-clip'));
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+  onTestFinished(() => spy.mockRestore());
+  // Before: "eval-real: Error: ENOENT: no such file or directory, stat '…/old-clip'" and a stack trace.
+  await expect(evalRealClips(dir)).resolves.toEqual({ rows: [], phases: [] });
+  expect(written).toEqual([`warning: ${join(dir, 'old-clip')}: cannot look at it (ENOENT; a link to nothing?); not a clip folder, left out\n`]);
 });

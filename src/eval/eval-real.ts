@@ -53,7 +53,7 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
   } catch (err) {
     throw new SourceError('TC_ERR_SOURCE_DIR', `${dir}: cannot read the folder (${(err as NodeJS.ErrnoException).code ?? String(err)}); give a folder of clip folders (each with frames/, config.json and truth.json)`, { cause: err });
   }
-  const clips = names.filter((n) => statSync(join(dir, n)).isDirectory() && existsSync(join(dir, n, 'config.json'))).sort();
+  const clips = names.filter((n) => isFolder(join(dir, n)) && existsSync(join(dir, n, 'config.json'))).sort();
   if (clips.length === 0) {
     const isClip = existsSync(join(dir, 'config.json'));
     throw new SourceError(
@@ -114,6 +114,16 @@ export async function evalRealClips(dir: string): Promise<{ rows: RealEvalRow[];
     }
   }
   return { rows, phases };
+}
+
+/** Whether `path` is a folder; an entry that cannot be looked at (a dangling link) is not, and is told on stderr. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch (err) {
+    process.stderr.write(`warning: ${path}: cannot look at it (${(err as NodeJS.ErrnoException).code ?? String(err)}; a link to nothing?); not a clip folder, left out\n`);
+    return false;
+  }
 }
 
 /** Truth counts of the crossings at t0…t1 s, for the given line ids. */
