@@ -74,6 +74,17 @@ describe('truthEvents', () => {
     expect(events).toHaveLength(3);
     expect(warnings).toEqual(['truth.json: lines has no "b", so its counts are scored against 0, but events list 2 crossings of it; add "b": {"in": N, "out": N} to lines']);
   });
+
+  it('names a listed crossing that is not an object as what it is', () => {
+    const truth = { lines: { a: { in: 1, out: 0 } } };
+    const good = { t: 1, line: 'a', direction: 'in' };
+    // Before: "events[1].t: must be a number of seconds from the first frame, got nothing" for null, 5 or a list.
+    for (const [bad, shown] of [[null, 'null'], [5, '5'], [[1, 'a'], '[1,"a"]']] as const) {
+      expect(() => truthEvents(truth, { ...truth, events: [good, bad] }, 'truth.json', ['a'], () => {})).toThrow(
+        `truth.json: events[1]: must be a crossing {"t": seconds, "line": id, "direction": "in" or "out"}, got ${shown}`,
+      );
+    }
+  });
 });
 
 describe('loadTruthFile', () => {

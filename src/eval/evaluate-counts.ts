@@ -238,7 +238,11 @@ export function truthEvents(truth: TruthFile, raw: unknown, source: string, line
   const t0 = typeof doc.startSec === 'number' ? doc.startSec : 0;
   const out: TruthEvent[] = [];
   for (const [i, e] of (doc.events as unknown[]).entries()) {
-    const rec = (typeof e === 'object' && e !== null ? e : {}) as Record<string, unknown>;
+    // A crossing that is not an object (null, 5, a list) has no t to miss: it is named as what it is.
+    if (typeof e !== 'object' || e === null || Array.isArray(e)) {
+      throw new ConfigError(`${source}: events[${i}]: must be a crossing {"t": seconds, "line": id, "direction": "in" or "out"}, got ${JSON.stringify(e) ?? 'nothing'}`);
+    }
+    const rec = e as Record<string, unknown>;
     const line = rec.line ?? rec.lineId;
     const problem = !Number.isFinite(rec.t)
       ? `t: must be a number of seconds from the first frame, got ${JSON.stringify(rec.t) ?? 'nothing'}`
