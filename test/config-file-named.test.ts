@@ -17,7 +17,7 @@ function config(db: string, url: string, roi: number[][]) {
 it('names the config file in a camera\'s error at start (run --config), and not without one', { timeout: 30_000 }, async () => {
   const db = join(tempDir(), 'counts.db');
   const tiny = config(db, 'http://127.0.0.1:9/snapshot.jpg', [[0, 0], [10, 0], [10, 10]]);
-  await expect(Daemon.start(tiny, { configFile: FILE })).rejects.toThrow(new RegExp(`^${FILE}: cameras\\[0\\]\\.roi: covers only 3 working pixels`));
+  await expect(Daemon.start(tiny, { configFile: FILE })).rejects.toThrow(new RegExp(`^--config ${FILE}: cameras\\[0\\]\\.roi: covers only 3 working pixels`));
   await expect(Daemon.start(tiny)).rejects.toThrow(/^cameras\[0\]\.roi: covers only 3 working pixels/);
 });
 
@@ -31,7 +31,7 @@ it('names the config file when the first frame shows the camera\'s ROI past the 
   onTestFinished(() => daemon.close());
   await until(() => warned.some((w) => w.includes('analyzer rejected')));
   const said = warned.find((w) => w.includes('analyzer rejected'))!;
-  expect(said).toMatch(new RegExp(`^camera gate: analyzer rejected frame 1: ${FILE}: cameras\\[0\\]\\.roi(\\[\\d\\])?: `));
-  expect(daemon.stats().cameras[0]!.lastError).toMatch(new RegExp(`^${FILE}: cameras\\[0\\]\\.roi`));
+  expect(said).toMatch(new RegExp(`^camera gate: analyzer rejected frame 1: --config ${FILE}: cameras\\[0\\]\\.roi(\\[\\d\\])?: `));
+  expect(daemon.stats().cameras[0]!.lastError).toMatch(new RegExp(`^--config ${FILE}: cameras\\[0\\]\\.roi`));
   await daemon.close();
 });
