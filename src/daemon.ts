@@ -769,10 +769,10 @@ export class Daemon implements AsyncDisposable {
     this.#store.flush();
   }
 
-  /** Stops polling, lets decoders finish, analyses what is in flight, flushes and closes the store. Idempotent. */
   /** What close() waits for now (see closeWaitingFor); undefined when it is not running. */
   #closeWait: { step: 'sources' | 'decoders' | 'analysis'; timeoutMs: number } | undefined;
 
+  /** Stops polling, lets decoders finish, analyses what is in flight, flushes and closes the store. Idempotent. */
   close(timeoutMs = 5_000): Promise<void> {
     this.#closing ??= this.#close(timeoutMs);
     return this.#closing;
