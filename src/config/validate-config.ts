@@ -463,22 +463,33 @@ export function inConfigFile(err: unknown, file: string | undefined): unknown {
  * the file (run, replay, eval), the path where none did (eval:real's clips).
  */
 export function loadConfigFile(file: string, opts: ValidateOptions = { requireUrl: true }, source = `--config ${file}`): Config {
+  return validateConfigFrom(readJsonFile(file, source), opts, source);
+}
+
+/**
+ * A JSON file's content, parsed; ConfigError beginning with `source` when it cannot be read (`readFix`: what to do
+ * then) or is not JSON. For the config, truth and clip files alike.
+ */
+export function readJsonFile(file: string, source: string, readFix = 'check the path'): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(`${source}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
+    throw new ConfigError(`${source}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); ${readFix}`, { cause: err });
   }
-  let raw: unknown;
-  // A leading byte-order mark (Windows editors write one) is not JSON but says nothing wrong with the config.
+  // A leading byte-order mark (Windows editors write one) is not JSON but says nothing wrong with the file.
   const json = text.startsWith('\ufeff') ? text.slice(1) : text;
   try {
-    raw = JSON.parse(json);
+    return JSON.parse(json);
   } catch (err) {
     // Newer V8 quotes the text around the error, which may be part of a camera's password: left out.
     const why = jsonErrorWhere((err as Error).message, json);
     throw new ConfigError(`${source}: not valid JSON (${why}); fix the syntax`, { cause: err });
   }
+}
+
+/** validateConfig of a file's parsed content, its ConfigErrors beginning with `source` (see loadConfigFile). */
+export function validateConfigFrom(raw: unknown, opts: ValidateOptions, source: string): Config {
   try {
     return validateConfig(raw, opts);
   } catch (err) {

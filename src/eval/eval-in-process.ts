@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
-import { ConfigError, SourceError, TrafficCounterError } from '../errors.js';
-import { jsonErrorWhere, validateConfig } from '../config/validate-config.js';
+import { SourceError, TrafficCounterError } from '../errors.js';
+import { readJsonFile, validateConfigFrom } from '../config/validate-config.js';
 import type { CameraConfig } from '../config/config-types.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
 import { CameraAnalyzer } from '../analyze/camera-analyzer.js';
@@ -59,29 +59,13 @@ export function clipFramesOrExit(tool: string, clipDir: string): string[] {
 
 /** A clip's config.json or truth.json, parsed; ConfigError naming the file when it is missing or not JSON. */
 export function readClipJson(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); ${CLIP_LAYOUT}`, { cause: err });
-  }
-  const json = text.startsWith('\ufeff') ? text.slice(1) : text;
-  try {
-    return JSON.parse(json);
-  } catch (err) {
-    throw new ConfigError(`${file}: not valid JSON (${jsonErrorWhere((err as Error).message, json)}); fix the syntax`, { cause: err });
-  }
+  return readJsonFile(file, file, CLIP_LAYOUT);
 }
 
 /** A clip's config.json, parsed and checked as eval would (no camera URL needed); ConfigError naming the file and the key. */
 export function readClipConfig(file: string): unknown {
   const raw = readClipJson(file);
-  try {
-    validateConfig(raw, { requireUrl: false });
-  } catch (err) {
-    if (err instanceof ConfigError) throw new ConfigError(`${file}: ${err.message}`, { cause: err });
-    throw err;
-  }
+  validateConfigFrom(raw, { requireUrl: false }, file);
   return raw;
 }
 

@@ -1,9 +1,8 @@
 // Compares automatic counts with hand-counted truth: per line and direction error and % error, and the
 // overall weighted absolute % error (Σ|auto − truth| / Σ truth × 100).
 
-import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
-import { jsonErrorWhere } from '../config/validate-config.js';
+import { readJsonFile } from '../config/validate-config.js';
 import type { Direction } from '../analyze/analyzer-types.js';
 import { pairCrossings } from './match-crossings.js';
 
@@ -209,19 +208,7 @@ export function loadTruthFile(path: string, source = path): TruthFile {
  * `source`, as validateTruth's, checkTruthLines' and truthEvents' do: `--truth FILE` for eval, the path for eval:real.
  */
 export function readTruthJson(path: string, source: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`${source}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`, { cause: err });
-  }
-  // A leading byte-order mark (Windows editors write one) is not JSON but says nothing wrong with the file, as for the config.
-  const json = text.startsWith('\ufeff') ? text.slice(1) : text;
-  try {
-    return JSON.parse(json);
-  } catch (err) {
-    throw new ConfigError(`${source}: not valid JSON (${jsonErrorWhere((err as Error).message, json)}); fix the syntax`, { cause: err });
-  }
+  return readJsonFile(path, source);
 }
 
 /**
