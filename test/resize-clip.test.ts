@@ -110,6 +110,43 @@ describe('resize-clip', () => {
     expect(stderrOf()).toBe(`resize-clip: ${join(src, 'frames', 'f2.jpg')}: not a JPEG that can be decoded (SOI not found); every .jpg/.jpeg file in a clip's frames must be a JPEG image: replace or remove this one\n`);
   });
 
+  it('leaves no clip folder when a frame half-way is not a JPEG, and refuses to write into a clip folder that exists', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-resize-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const src = join(dir, 'clip');
+    mkdirSync(join(src, 'frames'), { recursive: true });
+    writeFileSync(join(src, 'config.json'), JSON.stringify({ cameras: [{ id: 'c', roi: [[0, 0], [32, 0], [32, 16], [0, 16]], lines: [{ id: 'l', from: [0, 8], to: [32, 8] }] }] }));
+    writeFileSync(join(src, 'truth.json'), '{"lines":{"l":{"in":0,"out":0}}}');
+    const good = jpeg.encode({ width: 32, height: 16, data: new Uint8Array(32 * 16 * 4).fill(90) }, 90).data;
+    for (const name of ['f1.jpg', 'f2.jpg', 'f4.jpg']) writeFileSync(join(src, 'frames', name), good);
+    writeFileSync(join(src, 'frames', 'f3.jpg'), 'not a picture');
+    const resize = (out: string): { code: number; stderr: string } => {
+      try {
+        execFileSync(process.execPath, ['dist/src/eval/resize-clip.js', src, out, '0.5'], { stdio: 'pipe' });
+        return { code: 0, stderr: '' };
+      } catch (err) {
+        return { code: (err as { status: number }).status, stderr: String((err as { stderr: Buffer }).stderr) };
+      }
+    };
+    // Before: out/ held config.json, truth.json and f1, f2: a clip that eval:real counted as whole, two frames short.
+    const out = join(dir, 'small');
+    expect(resize(out)).toEqual({ code: 2, stderr: expect.stringContaining(`resize-clip: ${join(src, 'frames', 'f3.jpg')}: not a JPEG`) as unknown as string });
+    expect(readdirSync(dir)).toEqual(['clip']);
+    // Frames of another clip left in the folder would be mixed in: refused before anything is written.
+    writeFileSync(join(src, 'frames', 'f3.jpg'), good);
+    mkdirSync(join(out, 'frames'), { recursive: true });
+    writeFileSync(join(out, 'frames', 'f9.jpg'), good);
+    expect(resize(out)).toEqual({ code: 2, stderr: `resize-clip: ${out}: already exists; give a new folder for the clip, or remove this one first\n` });
+    expect(readdirSync(join(out, 'frames'))).toEqual(['f9.jpg']);
+    expect(readdirSync(dir).sort()).toEqual(['clip', 'small']);
+    // An empty folder made for it is taken.
+    rmSync(out, { recursive: true });
+    mkdirSync(out);
+    expect(resize(out)).toEqual({ code: 0, stderr: '' });
+    expect(readdirSync(join(out, 'frames')).sort()).toEqual(['f1.jpg', 'f2.jpg', 'f3.jpg', 'f4.jpg']);
+    expect(readdirSync(dir).sort()).toEqual(['clip', 'small']);
+  });
+
   it('refuses a bad factor with its usage', () => {
     expect(() => execFileSync(process.execPath, ['dist/src/eval/resize-clip.js', 'a', 'b', '0'], { stdio: 'pipe' })).toThrow(/usage: .*FACTOR/);
   });

@@ -2,10 +2,10 @@
 // tuning without the decode channel. Frame k (sorted by name, from 0) is at k / fps seconds. With a
 // decodeScale, frames are box-averaged down first, as the jpeg-js decoders of the channels do.
 
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import jpeg from 'jpeg-js';
-import { SourceError, TrafficCounterError } from '../errors.js';
+import { SourceError, TrafficCounterError, UsageError } from '../errors.js';
 import { readJsonFile, validateConfigFrom } from '../config/validate-config.js';
 import type { CameraConfig } from '../config/config-types.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
@@ -67,6 +67,37 @@ export function readClipConfig(file: string): unknown {
   const raw = readClipJson(file);
   validateConfigFrom(raw, { requireUrl: false }, file);
   return raw;
+}
+
+/**
+ * For a clip tool: writes the clip folder `dst` with `write(dir)` into a folder beside it, `DST.partial-XXXXXX`,
+ * renamed to `dst` once complete. A step that fails half-way (a frame that is not a JPEG: clipToolStep exits) has
+ * that folder removed, so no clip is left that looks whole with frames missing; one interrupted (Ctrl-C) leaves it
+ * under its .partial name. A `dst` that exists and is not empty is refused (exit code 2) before anything is written:
+ * frames of another clip left in it would be mixed in.
+ */
+export function writeClipFolder(tool: string, dst: string, write: (dir: string) => void): void {
+  clipToolStep(tool, () => {
+    if (existsSync(dst) && !isEmptyFolder(dst)) {
+      throw new UsageError(`${dst}: already exists; give a new folder for the clip, or remove this one first`);
+    }
+  });
+  mkdirSync(dirname(dst), { recursive: true });
+  const dir = mkdtempSync(join(dirname(dst), `${basename(dst)}.partial-`));
+  const removePartial = (): void => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removePartial);
+  write(dir);
+  process.off('exit', removePartial);
+  // An empty folder at dst (made for it beforehand) is replaced.
+  renameSync(dir, dst);
+}
+
+function isEmptyFolder(path: string): boolean {
+  try {
+    return readdirSync(path).length === 0;
+  } catch {
+    return false; // a file, or a folder that cannot be read
+  }
 }
 
 /** A clip's frame decoded to RGBA by jpeg-js; SourceError naming the file and the fix when it is not a JPEG. */

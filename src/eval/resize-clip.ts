@@ -2,6 +2,7 @@
 // config.json, truth.json, as in ../shared/real-clips) as another camera of the same view would give it: every
 // frame resized by FACTOR (area average; 0.5 turns 1280x720 into 640x360, 1.5 into 1920x1080) and re-encoded with
 // jpeg-js at quality Q (default 85), and the config's ROI and line coordinates scaled alike. Truth is copied.
+// DST_CLIP must be new (or an empty folder); it appears only once complete (see writeClipFolder).
 // It checks that the analyzer counts a view alike whatever the camera's resolution (README, "Frame size"):
 // `npm run eval:real -- DIR` on a folder of such clips. Run a FACTOR of 1 beside them: re-encoding alone changes
 // the pictures too.
@@ -10,7 +11,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import jpeg from 'jpeg-js';
-import { clipFramesOrExit, clipToolStep, decodeClipFrame, readClipConfig, readClipJson } from './eval-in-process.js';
+import { clipFramesOrExit, clipToolStep, decodeClipFrame, readClipConfig, readClipJson, writeClipFolder } from './eval-in-process.js';
 import { validateTruth } from './evaluate-counts.js';
 
 interface ClipConfig {
@@ -52,8 +53,6 @@ function main(argv: readonly string[]): void {
   const names = clipFramesOrExit('resize-clip', src);
   const config = clipToolStep('resize-clip', () => readClipConfig(join(src, 'config.json'))) as ClipConfig;
   clipToolStep('resize-clip', () => validateTruth(readClipJson(join(src, 'truth.json')), join(src, 'truth.json')));
-  mkdirSync(join(dst, 'frames'), { recursive: true });
-  copyFileSync(join(src, 'truth.json'), join(dst, 'truth.json'));
   const scale = (p: number[]): number[] => p.map((v) => Math.round(v * f));
   for (const cam of config.cameras) {
     cam.roi = cam.roi.map(scale);
@@ -62,12 +61,16 @@ function main(argv: readonly string[]): void {
       line.to = scale(line.to);
     }
   }
-  writeFileSync(join(dst, 'config.json'), `${JSON.stringify(config, null, 1)}\n`);
-  for (const name of names) {
-    const file = join(src, 'frames', name);
-    const img = clipToolStep('resize-clip', () => decodeClipFrame(file, readFileSync(file)));
-    writeFileSync(join(dst, 'frames', name), jpeg.encode(resizeRgba(img.data, img.width, img.height, f), quality).data);
-  }
+  writeClipFolder('resize-clip', dst, (out) => {
+    mkdirSync(join(out, 'frames'));
+    copyFileSync(join(src, 'truth.json'), join(out, 'truth.json'));
+    writeFileSync(join(out, 'config.json'), `${JSON.stringify(config, null, 1)}\n`);
+    for (const name of names) {
+      const file = join(src, 'frames', name);
+      const img = clipToolStep('resize-clip', () => decodeClipFrame(file, readFileSync(file)));
+      writeFileSync(join(out, 'frames', name), jpeg.encode(resizeRgba(img.data, img.width, img.height, f), quality).data);
+    }
+  });
   process.stdout.write(`${dst}: ${names.length} frames at ${f}x\n`);
 }
 

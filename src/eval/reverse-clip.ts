@@ -3,6 +3,7 @@
 // under the same names, so every vehicle drives the other way (traffic coming nearer now moves away). The config is
 // copied; the truth swaps `in` and `out` on every line, and its `events` (s from the first frame, at N frames per
 // second, default 5 as the shared clips) are mirrored in time with their direction swapped.
+// DST_CLIP must be new (or an empty folder); it appears only once complete (see writeClipFolder).
 // It checks that the analyzer counts a road alike whichever way its traffic runs (README, "Traffic the other
 // way"): `npm run eval:real -- DIR` on a folder of reversed clips. No pixel changes, so unlike resize-clip it
 // needs no control run.
@@ -10,7 +11,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { clipFramesOrExit, clipToolStep, readClipJson } from './eval-in-process.js';
+import { clipFramesOrExit, clipToolStep, readClipJson, writeClipFolder } from './eval-in-process.js';
 import { validateTruth } from './evaluate-counts.js';
 
 interface TruthDoc {
@@ -56,10 +57,12 @@ function main(argv: readonly string[]): void {
     validateTruth(raw, join(src, 'truth.json'));
     return raw as TruthDoc;
   });
-  mkdirSync(join(dst, 'frames'), { recursive: true });
-  copyFileSync(join(src, 'config.json'), join(dst, 'config.json'));
-  writeFileSync(join(dst, 'truth.json'), `${JSON.stringify(reverseTruth(truth, names.length, fps), null, 1)}\n`);
-  names.forEach((name, i) => copyFileSync(join(src, 'frames', names[names.length - 1 - i]!), join(dst, 'frames', name)));
+  writeClipFolder('reverse-clip', dst, (out) => {
+    mkdirSync(join(out, 'frames'));
+    copyFileSync(join(src, 'config.json'), join(out, 'config.json'));
+    writeFileSync(join(out, 'truth.json'), `${JSON.stringify(reverseTruth(truth, names.length, fps), null, 1)}\n`);
+    names.forEach((name, i) => copyFileSync(join(src, 'frames', names[names.length - 1 - i]!), join(out, 'frames', name)));
+  });
   process.stdout.write(`${dst}: ${names.length} frames, reversed\n`);
 }
 
