@@ -4,8 +4,10 @@
 // `query --camera ""` were refused in two other places. Every command's every value option, as its --help lists
 // them, is walked here: a flag added later is covered without touching this test.
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { CLI, runCli, type CliResult } from './helpers/run-cli.js';
+import { tempDir } from './helpers/temp-dir.js';
 
 /** The commands `traffic-counter --help` lists. */
 function commands(): string[] {
@@ -55,10 +57,18 @@ test('every value option of every command given "" is refused with exit 2, namin
   // The = form is the same value, and the first empty flag is the one named.
   const eq = await runCli(['replay', '--config=', '--frames', '']);
   expect({ code: eq.code, stderr: eq.stderr }).toEqual({ code: 2, stderr: 'traffic-counter: replay: --config given empty; give the camera config file (JSON) [TC_ERR_USAGE]\n' });
-  // zeromq-key takes its FILE as an argument, not an option: refused as well.
+  // zeromq-key takes its FILE as an argument, not an option: refused as well, by the same rule and in the same words
+  // (before: 'give one FILE to write the key pair to, got ""').
   const key = await runCli(['zeromq-key', '']);
-  expect(key.code).toBe(2);
-  expect(key.stderr).toContain('zeromq-key: give one FILE to write the key pair to, got ""');
+  expect({ code: key.code, stdout: key.stdout, stderr: key.stderr }).toEqual({
+    code: 2, stdout: '', stderr: 'traffic-counter: zeromq-key: FILE given empty; give the path of the key file to write, e.g. ./zeromq.key [TC_ERR_USAGE]\n',
+  });
+  // And its flags as every command's: an unknown one named as such (before: 'give one FILE …, got "--force"').
+  expect((await runCli(['zeromq-key', 'k.key', '--force'])).stderr).toBe("traffic-counter: zeromq-key: Unknown option '--force'; see 'traffic-counter zeromq-key --help' [TC_ERR_USAGE]\n");
+  // "-" (standard output to many tools) is not taken as a file name: it was refused before, as a flag, and still is.
+  const cwd = tempDir();
+  expect((await runCli(['zeromq-key', '-'], { cwd })).code).toBe(2);
+  expect(readdirSync(cwd)).toEqual([]);
 });
 
 test('an empty value after --help still shows the help', async () => {

@@ -379,7 +379,7 @@ test('`zeromq-key ""` (a shell variable not set) asks for a FILE, not blaming a 
   const r = await runCli(['zeromq-key', '']);
   expect(r.code).toBe(2);
   // It said: ": cannot create the file: the directory /tmp does not exist; create it first" (the cwd's parent).
-  expect(r.stderr).toBe(`traffic-counter: zeromq-key: give one FILE to write the key pair to, got ""; see 'traffic-counter zeromq-key --help' [TC_ERR_USAGE]\n`);
+  expect(r.stderr).toBe('traffic-counter: zeromq-key: FILE given empty; give the path of the key file to write, e.g. ./zeromq.key [TC_ERR_USAGE]\n');
 });
 
 test('`decoder --key-file ""` (a shell variable not set) names the flag, not an empty file name', async () => {

@@ -13,7 +13,7 @@ const HELP = { help: { type: 'boolean', short: 'h' } } as const;
 
 /** parseArgs' values and positionals for a command's options plus -h/--help (named so that .d.ts can be written). */
 export type CliArgs<O extends Options> = Pick<
-  ReturnType<typeof parseArgs<{ args: string[]; options: O & typeof HELP; strict: true; allowPositionals: false; tokens: true }>>,
+  ReturnType<typeof parseArgs<{ args: string[]; options: O & typeof HELP; strict: true; allowPositionals: boolean; tokens: true }>>,
   'values' | 'positionals'
 >;
 
@@ -24,26 +24,31 @@ export type CliArgs<O extends Options> = Pick<
 export type EmptyHints<O extends Options> = Partial<Record<Extract<keyof O, string>, string>>;
 
 /**
- * Parses a command's flags. A value option given empty (`--camera ""`, `--camera=`: what an unset shell variable
+ * Parses a command's flags (and its one argument, where it takes one: `positional`). A value option, or the argument, given empty (`--camera ""`, `--camera=`: what an unset shell variable
  * gives) is refused, naming the flag, with the command's hint for it: read as the flag left out it counted the
  * simulator as the camera, answered every camera, or left a link unencrypted; read as a value it was blamed on a file
  * or folder that was never named.
  */
-export function parseCliArgs<O extends Options>(command: string, argv: string[], options: O, emptyHints: EmptyHints<O> = {}): CliArgs<O> {
+export function parseCliArgs<O extends Options>(
+  command: string, argv: string[], options: O, emptyHints: EmptyHints<O> = {}, positional?: Positional,
+): CliArgs<O> {
   const all = { ...options, ...HELP };
   const usage = (what: string, cause?: unknown): UsageError => new UsageError(`${command}: ${what}; see 'traffic-counter ${command} --help'`, cause === undefined ? undefined : { cause });
   let parsed;
   try {
-    parsed = parseArgs({ args: joinNegativeValues(argv, all), options: all, strict: true, allowPositionals: false, tokens: true });
+    parsed = parseArgs({ args: joinNegativeValues(argv, all), options: all, strict: true, allowPositionals: positional !== undefined, tokens: true });
   } catch (err) {
     throw usage(describeParseError(err as Error, argv, all), err);
   }
+  const help = (parsed.values as { help?: boolean }).help === true;
   const given = new Map<string, string>();
   for (const t of parsed.tokens) {
-    if (t.kind === 'option' && t.value === '' && !(parsed.values as { help?: boolean }).help) {
+    if (t.kind === 'option' && t.value === '' && !help) {
       const hints: Partial<Record<string, string>> = emptyHints;
       throw new UsageError(`${command}: --${t.name} given empty; give ${hints[t.name] ?? `a value, or leave --${t.name} out`}`);
     }
+    // The same rule for an argument (`zeromq-key ""`): it was blamed on a folder never named.
+    if (t.kind === 'positional' && t.value === '' && positional && !help) throw new UsageError(`${command}: ${positional.name} given empty; give ${positional.hint}`);
     // parseArgs keeps the last of a flag given twice: `--bucket minute --bucket hour` would answer by the hour.
     // A flag that takes several values (`multiple`) is given once per value.
     if (t.kind !== 'option' || t.value === undefined || all[t.name]?.multiple) continue;
@@ -53,7 +58,16 @@ export function parseCliArgs<O extends Options>(command: string, argv: string[],
     }
     given.set(t.name, t.value);
   }
+  if (positional && !help && parsed.positionals.length !== 1) {
+    throw usage(`give one ${positional.name}, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.map((p) => JSON.stringify(p)).join(' and ')}`);
+  }
   return { values: parsed.values, positionals: parsed.positionals };
+}
+
+/** A command's one required argument (`zeromq-key FILE`): its name in the usage, and what to give (see EmptyHints). */
+export interface Positional {
+  readonly name: string;
+  readonly hint: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 // `traffic-counter zeromq-key FILE`: writes a new key file for the zeromq channel (see src/channel/zeromq-key.ts).
 
 import { UsageError } from '../errors.js';
+import { parseCliArgs } from './parse-cli-args.js';
 import { writeZeromqKeyFile } from '../channel/zeromq-key.js';
 
 const HELP = `Usage: traffic-counter zeromq-key FILE
@@ -14,14 +15,16 @@ Format: {"publicKey": "<40 chars Z85>", "secretKey": "<40 chars Z85>"}; holding 
 `;
 
 export async function zeromqKeyCommand(argv: string[]): Promise<number> {
-  if (argv.includes('-h') || argv.includes('--help')) {
+  // An empty FILE (a shell variable not set) was blamed on its folder: "the directory /tmp does not exist".
+  const { values, positionals } = parseCliArgs('zeromq-key', argv, {}, {}, { name: 'FILE', hint: 'the path of the key file to write, e.g. ./zeromq.key' });
+  if (values.help) {
     process.stdout.write(HELP);
     return 0;
   }
-  const [file, ...rest] = argv;
-  // An empty FILE (a shell variable not set) was blamed on its folder: "the directory /tmp does not exist".
-  if (file === undefined || file === '' || file.startsWith('-') || rest.length > 0) {
-    throw new UsageError(`zeromq-key: give one FILE to write the key pair to, got ${argv.length === 0 ? 'none' : JSON.stringify(argv.join(' '))}; see 'traffic-counter zeromq-key --help'`);
+  const file = positionals[0]!;
+  // "-" is standard output to many tools; the secret key is written to a file only (mode 0600), never printed.
+  if (file === '-') {
+    throw new UsageError("zeromq-key: FILE \"-\": the key pair is written to a file only (mode 0600: it holds the secret key), never to standard output; give a path, e.g. ./zeromq.key");
   }
   await writeZeromqKeyFile(file);
   process.stderr.write(
