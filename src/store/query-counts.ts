@@ -173,6 +173,17 @@ export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefi
 }
 
 /**
+ * Digits alone that mean a date, refused by parseQueryParams from 1970 on: a date without dashes (ISO 8601's basic
+ * form, 20261207: 20 261 207 ms, five hours into 1970), a year alone (its reduced precision, 2026: 2,026 ms) and a
+ * year and month (202612).
+ */
+const DIGITS_FOR_DATES = [
+  { re: /^(\d{4})(\d{2})(\d{2})$/, what: 'date' },
+  { re: /^(\d{4})$/, what: 'year' },
+  { re: /^(\d{4})(0[1-9]|1[0-2])$/, what: 'month' },
+] as const;
+
+/**
  * Validates raw query parameters (keys: bucket, camera, line, from, to, format, byClass, tz). Errors name the
  * parameter as the user typed it: `--bucket` on the command line, `bucket` over HTTP.
  * Unknown keys are ignored here; the caller decides whether to refuse them.
@@ -218,32 +229,19 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
     if (/^\d{9,11}$/.test(v) && ms! < 1e11) {
       throw new QueryError(`${name(key)}: ${v} as epoch milliseconds is ${new Date(ms!).toISOString()}; for epoch seconds give ${v}000, or an ISO 8601 time`);
     }
-    // A date written without dashes (ISO 8601's basic form, 20261207) would be read as 20 261 207 ms, five hours
-    // into 1970: --from answered every row since then, --to none. Refused, with the date to give.
-    // One that is no date (20260230, 20261307) is a mistyped date all the same: refused too, saying so.
-    const basic = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
-    if (basic && Number(basic[1]) >= 1970) {
-      const [, y, mo, d] = basic;
+    // A date, year or month written as digits alone would be read as epoch milliseconds in 1970: --from answered every
+    // row since then, --to none. Refused, with the date to give.
+    for (const { re, what } of DIGITS_FOR_DATES) {
+      const m = re.exec(v);
+      if (!m || Number(m[1]) < 1970) continue;
+      const [, y, mo = '01', d = '01'] = m;
       const date = `${y}-${mo}-${d}`;
       const asMs = `${v} as epoch milliseconds is ${new Date(ms!).toISOString()}`;
+      // One that is no date (20260230, 20261307) is a mistyped date all the same: refused too, saying so.
       throw new QueryError(
         parseTimeInput(date, timeZone) !== undefined
-          ? `${name(key)}: ${asMs}; for the date give ${date} (midnight ${where}), or an ISO 8601 time`
+          ? `${name(key)}: ${asMs}; for the ${what} give ${date} (midnight ${where}), or an ISO 8601 time`
           : `${name(key)}: ${asMs}, and as a date without dashes ${date} is no date; give a date as YYYY-MM-DD (2024-05-01, midnight ${where}), or an ISO 8601 time`,
-      );
-    }
-    // A year alone (ISO 8601's reduced precision, 2026) would be 2,026 ms into 1970: --from 2026 --to 2027 answered
-    // nothing, --from 2026 every year before too. Refused, with the date to give.
-    if (/^\d{4}$/.test(v) && Number(v) >= 1970) {
-      throw new QueryError(
-        `${name(key)}: ${v} as epoch milliseconds is ${new Date(ms!).toISOString()}; for the year give ${v}-01-01 (midnight ${where}), or an ISO 8601 time`,
-      );
-    }
-    // A year and month without a dash (202612) likewise: 202,612 ms into 1970.
-    const month = /^(\d{4})(0[1-9]|1[0-2])$/.exec(v);
-    if (month && Number(month[1]) >= 1970) {
-      throw new QueryError(
-        `${name(key)}: ${v} as epoch milliseconds is ${new Date(ms!).toISOString()}; for the month give ${month[1]}-${month[2]}-01 (midnight ${where}), or an ISO 8601 time`,
       );
     }
     if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
