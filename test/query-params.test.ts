@@ -127,6 +127,8 @@ test('ISO 8601 basic form with a time (20261207T080000Z) is read as the extended
 test('a time zone is named as given where this Node knows it by an older alias (Asia/Kolkata, not Asia/Calcutta)', () => {
   expect(parseQueryParams({ bucket: 'hour', tz: 'Asia/Kolkata' }, 'cli').timeZone).toBe('Asia/Kolkata');
   expect(parseQueryParams({ bucket: 'hour', tz: 'europe/berlin' }, 'cli').timeZone).toBe('Europe/Berlin');
+  // An alias is named as given, as `local` is named as TZ sets it (README): not as the zone it links to.
+  expect(parseQueryParams({ bucket: 'hour', tz: 'US/Eastern' }, 'cli').timeZone).toBe('US/Eastern');
 });
 
 test('valid parameters are returned with defaults: table on the CLI, json over HTTP', () => {
