@@ -10,6 +10,15 @@ export class TrafficCounterError extends Error {
   }
 }
 
+/**
+ * The exit code for an error that ends a command (the CLI, the clip tools, eval:real): 2 for what the user fixes in
+ * the command or the config (TC_ERR_USAGE, TC_ERR_CONFIG, TC_ERR_QUERY), 1 for everything else (docs/errors.md).
+ */
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof TrafficCounterError && ['TC_ERR_USAGE', 'TC_ERR_CONFIG', 'TC_ERR_QUERY'].includes(err.code)) return 2;
+  return 1;
+}
+
 /** Bad configuration file or option: the message names the key and how to fix it. */
 export class ConfigError extends TrafficCounterError {
   constructor(message: string, options?: { cause?: unknown }) {

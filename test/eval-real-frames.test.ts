@@ -1,4 +1,5 @@
 // eval:real (node dist/src/eval/eval-real.js DIR) takes a clip's frames as replay and eval do.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
@@ -87,6 +88,19 @@ it('begins a message about a clip\'s config.json with its path, not a --config f
   await expect(evalRealClips(dir)).rejects.toMatchObject({ code: 'TC_ERR_CONFIG', message: expect.stringMatching(/^\/\S+\/clip\/config\.json: not valid JSON \(/) });
   writeFileSync(config, JSON.stringify({ cameras: [{ id: 'c' }] }));
   await expect(evalRealClips(dir)).rejects.toThrow(`${config}: cameras[0].roi: must be a polygon`);
+});
+
+it('exits as the CLI does: 2 for a clip\'s config.json to fix, 1 for a frame that cannot be read', () => {
+  const { dir, clip } = tinyClip();
+  const evalReal = (): { status: number | null; stderr: string } => {
+    const r = spawnSync(process.execPath, ['dist/src/eval/eval-real.js', dir], { encoding: 'utf8' });
+    return { status: r.status, stderr: r.stderr };
+  };
+  writeFileSync(join(clip, 'frames', 'f1.jpg'), 'not a picture');
+  expect(evalReal()).toEqual({ status: 1, stderr: expect.stringMatching(/^eval-real: \S+f1\.jpg: not a JPEG/) });
+  // Before: 1, where `traffic-counter eval --config` says 2 of the same file (scripts tell "fix the input" by it).
+  writeFileSync(join(clip, 'config.json'), '{');
+  expect(evalReal()).toEqual({ status: 2, stderr: expect.stringMatching(/^eval-real: \S+config\.json: not valid JSON/) });
 });
 
 it('leaves out a link to nothing beside the clip folders, saying so, and goes on with the clips', async () => {

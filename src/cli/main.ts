@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // traffic-counter command line: dispatches to one thin entry per command; one catch maps errors to exit codes.
 
-import { TrafficCounterError } from '../errors.js';
+import { TrafficCounterError, exitCodeFor } from '../errors.js';
 import { runCommand } from './run-command.js';
 import { queryCommand } from './query-command.js';
 import { replayCommand } from './replay-command.js';
@@ -29,12 +29,6 @@ ${Object.entries(COMMANDS)
 
 Run 'traffic-counter <command> --help' for a command's options.
 `;
-
-/** Exit codes: 0 ok, 1 unexpected failure, 2 bad usage/config/query (the user can fix it). */
-export function exitCodeFor(err: unknown): number {
-  if (err instanceof TrafficCounterError && ['TC_ERR_USAGE', 'TC_ERR_CONFIG', 'TC_ERR_QUERY'].includes(err.code)) return 2;
-  return 1;
-}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import jpeg from 'jpeg-js';
-import { SourceError, TrafficCounterError, UsageError } from '../errors.js';
+import { SourceError, TrafficCounterError, UsageError, exitCodeFor } from '../errors.js';
 import { readJsonFile, validateConfigFrom } from '../config/validate-config.js';
 import type { CameraConfig } from '../config/config-types.js';
 import type { CrossingEvent } from '../analyze/analyzer-types.js';
@@ -40,7 +40,8 @@ export function listJpegs(framesDir: string): string[] {
 
 /**
  * For a clip tool (resize-clip, reverse-clip): `step`'s result; when it throws one of this project's errors (a clip
- * folder without frames, a file missing or not JSON, a frame not a JPEG), its message, on one line, and exit code 2.
+ * folder without frames, a file missing or not JSON, a frame not a JPEG), its message, on one line, and the CLI's exit
+ * code for it (exitCodeFor: 2 for a config or usage error, 1 for a frame or folder that cannot be read).
  */
 export function clipToolStep<T>(tool: string, step: () => T): T {
   try {
@@ -48,7 +49,7 @@ export function clipToolStep<T>(tool: string, step: () => T): T {
   } catch (err) {
     if (!(err instanceof TrafficCounterError)) throw err;
     process.stderr.write(`${tool}: ${err.message}\n`);
-    process.exit(2);
+    process.exit(exitCodeFor(err));
   }
 }
 

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfigFile } from '../config/validate-config.js';
-import { SourceError, TrafficCounterError } from '../errors.js';
+import { SourceError, TrafficCounterError, exitCodeFor } from '../errors.js';
 import { countFramesInProcess } from './eval-in-process.js';
 import { matchWindowSec } from './match-crossings.js';
 import type { Direction } from '../analyze/analyzer-types.js';
@@ -166,6 +166,7 @@ async function main(): Promise<void> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().catch((err: unknown) => {
     process.stderr.write(`eval-real: ${err instanceof TrafficCounterError ? err.message : (err as Error).stack ?? String(err)}\n`);
-    process.exitCode = 1;
+    // As the CLI's: a clip's config.json or truth.json to fix is 2, as `eval --config` says of it.
+    process.exitCode = exitCodeFor(err);
   });
 }
