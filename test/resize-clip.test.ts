@@ -1,7 +1,7 @@
 // resize-clip makes a clip folder look as another camera of the same view would give it (README, "Frame size"):
 // frames resized by area average, ROI and lines scaled alike, truth copied.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
@@ -108,6 +108,11 @@ describe('resize-clip', () => {
     writeFileSync(join(src, 'truth.json'), '{"lines":{"l":{"in":0,"out":0}}}');
     writeFileSync(join(src, 'frames', 'f2.jpg'), 'not a picture');
     expect(stderrOf()).toBe(`resize-clip: ${join(src, 'frames', 'f2.jpg')}: not a JPEG that can be decoded (SOI not found); every .jpg/.jpeg file in a clip's frames must be a JPEG image: replace or remove this one\n`);
+    // A frame that cannot be read (a link to nothing): before, "Error: ENOENT … open" and a stack trace.
+    rmSync(join(src, 'frames', 'f2.jpg'));
+    symlinkSync(join(dir, 'gone.jpg'), join(src, 'frames', 'f2.jpg'));
+    expect(stderrOf()).toBe(`resize-clip: ${join(src, 'frames', 'f2.jpg')}: cannot read the file (ENOENT); every .jpg/.jpeg entry in a clip's frames must be a readable JPEG file: replace or remove this one\n`);
+    expect(readdirSync(dir)).toEqual(['clip']);
   });
 
   it('leaves no clip folder when a frame half-way is not a JPEG, and refuses to write into a clip folder that exists', () => {

@@ -1,7 +1,7 @@
 // reverse-clip plays a clip folder backwards (README, "Traffic the other way"): the same frames in reverse order,
 // the truth's directions swapped and its crossings mirrored in time.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -119,6 +119,23 @@ describe('reverse-clip', () => {
     writeFileSync(join(src, 'truth.json'), '{"lines":');
     expect(run).toThrow(`reverse-clip: ${join(src, 'truth.json')}: not valid JSON (`);
     expect(readdirSync(dir)).toEqual(['clip']);
+  });
+
+  it('names a frame it cannot read, on one line, and leaves no clip folder half-copied', () => {
+    const dir = tempDir();
+    const src = join(dir, 'clip');
+    mkdirSync(join(src, 'frames'), { recursive: true });
+    writeFileSync(join(src, 'config.json'), '{"cameras":[]}');
+    writeFileSync(join(src, 'truth.json'), '{"lines":{"l":{"in":1,"out":0}}}');
+    for (const name of ['f1.jpg', 'f3.jpg']) writeFileSync(join(src, 'frames', name), 'frame');
+    symlinkSync(join(dir, 'gone.jpg'), join(src, 'frames', 'f2.jpg'));
+    const r = spawnSync(process.execPath, ['dist/src/eval/reverse-clip.js', src, join(dir, 'rev')], { encoding: 'utf8' });
+    // Before: "Error: ENOENT: no such file or directory, copyfile …" and a stack trace, rev/ left with f1 only.
+    expect({ status: r.status, stderr: r.stderr }).toEqual({
+      status: 1,
+      stderr: `reverse-clip: ${join(src, 'frames', 'f2.jpg')}: cannot read the file (ENOENT); every .jpg/.jpeg entry in a clip's frames must be a readable JPEG file: replace or remove this one\n`,
+    });
+    expect(readdirSync(dir).sort()).toEqual(['clip']);
   });
 
   it('refuses a folder without frames, and bad arguments, with its usage', () => {

@@ -101,6 +101,16 @@ function isEmptyFolder(path: string): boolean {
   }
 }
 
+/** A clip's frame file, read; SourceError naming the file and the fix when it cannot be. */
+export function readClipFrame(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    // A dangling symbolic link, a link to a folder, a file without read permission.
+    throw new SourceError('TC_ERR_SOURCE_DIR', `${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); every .jpg/.jpeg entry in a clip's frames must be a readable JPEG file: replace or remove this one`, { cause: err });
+  }
+}
+
 /** A clip's frame decoded to RGBA by jpeg-js; SourceError naming the file and the fix when it is not a JPEG. */
 export function decodeClipFrame(file: string, bytes: Uint8Array): { width: number; height: number; data: Uint8Array } {
   try {
@@ -123,14 +133,7 @@ export async function countFramesInProcess(
   // `first`: index of the first frame used, so every sampling phase of a lower frame rate can be tried.
   for (let k = opts.first ?? 0; k < files.length; k += opts.every) {
     const file = join(framesDir, files[k]!);
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(file);
-    } catch (err) {
-      // A dangling symbolic link, a link to a folder, a file without read permission.
-      throw new SourceError('TC_ERR_SOURCE_DIR', `${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); every .jpg/.jpeg entry in a clip's frames must be a readable JPEG file: replace or remove this one`, { cause: err });
-    }
-    const full = decodeClipFrame(file, bytes);
+    const full = decodeClipFrame(file, readClipFrame(file));
     const img = boxAverageRgba({ width: full.width, height: full.height, data: full.data, scale: 1 }, opts.decodeScale ?? 1);
     events.push(...analyzer.process({ width: img.width, height: img.height, scale: img.scale, data: img.data, timeMs: startMs + Math.round((k * 1000) / opts.fps) }));
     frames++;

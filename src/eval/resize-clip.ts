@@ -7,11 +7,11 @@
 // `npm run eval:real -- DIR` on a folder of such clips. Run a FACTOR of 1 beside them: re-encoding alone changes
 // the pictures too.
 
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import jpeg from 'jpeg-js';
-import { clipFramesOrExit, clipToolStep, decodeClipFrame, readClipConfig, readClipJson, writeClipFolder } from './eval-in-process.js';
+import { clipFramesOrExit, clipToolStep, decodeClipFrame, readClipConfig, readClipFrame, readClipJson, writeClipFolder } from './eval-in-process.js';
 import { validateTruth } from './evaluate-counts.js';
 
 interface ClipConfig {
@@ -67,7 +67,7 @@ function main(argv: readonly string[]): void {
     writeFileSync(join(out, 'config.json'), `${JSON.stringify(config, null, 1)}\n`);
     for (const name of names) {
       const file = join(src, 'frames', name);
-      const img = clipToolStep('resize-clip', () => decodeClipFrame(file, readFileSync(file)));
+      const img = clipToolStep('resize-clip', () => decodeClipFrame(file, readClipFrame(file)));
       writeFileSync(join(out, 'frames', name), jpeg.encode(resizeRgba(img.data, img.width, img.height, f), quality).data);
     }
   });

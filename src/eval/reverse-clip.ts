@@ -11,7 +11,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { clipFramesOrExit, clipToolStep, readClipJson, writeClipFolder } from './eval-in-process.js';
+import { clipFramesOrExit, clipToolStep, readClipFrame, readClipJson, writeClipFolder } from './eval-in-process.js';
 import { validateTruth } from './evaluate-counts.js';
 
 interface TruthDoc {
@@ -61,7 +61,10 @@ function main(argv: readonly string[]): void {
     mkdirSync(join(out, 'frames'));
     copyFileSync(join(src, 'config.json'), join(out, 'config.json'));
     writeFileSync(join(out, 'truth.json'), `${JSON.stringify(reverseTruth(truth, names.length, fps), null, 1)}\n`);
-    names.forEach((name, i) => copyFileSync(join(src, 'frames', names[names.length - 1 - i]!), join(out, 'frames', name)));
+    names.forEach((name, i) => {
+      const bytes = clipToolStep('reverse-clip', () => readClipFrame(join(src, 'frames', names[names.length - 1 - i]!)));
+      writeFileSync(join(out, 'frames', name), bytes);
+    });
   });
   process.stdout.write(`${dst}: ${names.length} frames, reversed\n`);
 }
