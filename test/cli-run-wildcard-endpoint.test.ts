@@ -19,3 +19,14 @@ test('the start line of run on tcp://0.0.0.0 names this host for the decoders, n
   const ipv4 = Object.values(networkInterfaces()).flat().find((a) => a !== undefined && !a.internal && a.family === 'IPv4');
   if (ipv4 !== undefined) expect(line).toContain(ipv4.address);
 });
+
+test('the start line of run --http-host 0.0.0.0 names this host and loopback, not http://0.0.0.0', { timeout: 60_000 }, async () => {
+  const dir = tempDir();
+  const r = await runCli(['run', '--http', '0', '--http-host', '0.0.0.0', '--db', join(dir, 'counts.db'), '--duration', '1']);
+  expect(r.code, r.stderr).toBe(0);
+  const line = r.stderr.split('\n').find((l) => l.includes('HTTP API and dashboard on')) ?? '';
+  const port = /http:\/\/HOST:([1-9]\d*)\//.exec(line)?.[1];
+  expect(port, line).toBeDefined();
+  expect(line).toContain(`on this machine http://127.0.0.1:${port}/; from others HOST: this machine's name (${hostname()})`);
+  expect(line).not.toContain('0.0.0.0');
+});

@@ -219,7 +219,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (values.http !== undefined || config.httpPort > 0) {
       const server = await startHttpServer({ host: config.httpHost, port: config.httpPort, dbPath: config.db, allowedHosts: config.httpAllowedHosts, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
       cleanups.unshift(() => server.close());
-      log.info(`HTTP API and dashboard on ${server.url}/`);
+      log.info(`HTTP API and dashboard on ${httpAddress(server.url)}`);
     }
 
     const status = setInterval(() => {
@@ -322,12 +322,27 @@ const ADDRESSES_SHOWN = 4;
 function decoderEndpoint(endpoint: string): { endpoint: string; note: string } {
   const m = /^tcp:\/\/(0\.0\.0\.0|\*|\[::\]):(\d+)$/.exec(endpoint);
   if (!m) return { endpoint, note: '' };
-  const v6 = m[1] === '[::]';
+  return { endpoint: `tcp://HOST:${m[2]}`, note: `; ${hostNote(m[1] === '[::]')}, as the decoders' hosts reach it` };
+}
+
+/**
+ * The HTTP API's address, for the start line. Bound on every interface (--http-host 0.0.0.0 or ::, as in the
+ * Docker image), "on http://0.0.0.0:8080/" is no address to open: other machines cannot reach it so, and browsers
+ * refuse it. Named as the zeromq endpoint is: HOST to fill in, and loopback for this machine.
+ */
+function httpAddress(url: string): string {
+  const m = /^http:\/\/(0\.0\.0\.0|\[::\]):(\d+)$/.exec(url);
+  if (!m) return `${url}/`;
+  return `http://HOST:${m[2]}/ (on this machine http://127.0.0.1:${m[2]}/; from others ${hostNote(m[1] === '[::]')})`;
+}
+
+/** "HOST: this machine's name (vm) or an address of it (192.0.2.2, …)", for a bind on every interface (v6: IPv6 too). */
+function hostNote(v6: boolean): string {
   const addresses = Object.values(networkInterfaces())
     .flat()
     .flatMap((a) => (a === undefined || a.internal || (a.family === 'IPv6' && (!v6 || a.address.startsWith('fe80:'))) ? [] : [a.family === 'IPv6' ? `[${a.address}]` : a.address]));
   const shown = addresses.length === 0 ? '' : ` or an address of it (${addresses.slice(0, ADDRESSES_SHOWN).join(', ')}${addresses.length > ADDRESSES_SHOWN ? ', …' : ''})`;
-  return { endpoint: `tcp://HOST:${m[2]}`, note: `; HOST: this machine's name (${hostname()})${shown}, as the decoders' hosts reach it` };
+  return `HOST: this machine's name (${hostname()})${shown}`;
 }
 
 /** Up to this many cameras, the status every 30 s has a line per camera; beyond, one line for all. */
