@@ -30,6 +30,17 @@ describe('resolveAnalyzerOptions', () => {
     expect(() => resolveAnalyzerOptions({ shadowLearnMinRatio: 0 }, 'c.analyzer')).toThrow(/c\.analyzer\.shadowLearnMinRatio: must be .*from 0\.05 to 1/);
   });
 
+  it('names the key the camera set where two keys are out of order, not the other one it left at its default', () => {
+    expect(() => resolveAnalyzerOptions({ bootstrapMaxFrames: 5 }, 'c.analyzer')).toThrow(
+      'c.analyzer.bootstrapMaxFrames: must be at least bootstrapMinFrames (20, the default), got 5; raise it, or lower bootstrapMinFrames too',
+    );
+    expect(() => resolveAnalyzerOptions({ shadowMaxRatio: 0.1 }, 'c.analyzer')).toThrow(
+      'c.analyzer.shadowMaxRatio: must be above shadowMinRatio (0.4, the default), got 0.1; raise it, or lower shadowMinRatio too',
+    );
+    expect(() => resolveAnalyzerOptions({ bootstrapMinFrames: 50 }, 'c.analyzer')).toThrow('c.analyzer.bootstrapMinFrames: must not exceed bootstrapMaxFrames (40, the default), got 50');
+    expect(() => resolveAnalyzerOptions({ bootstrapMinFrames: 50, bootstrapMaxFrames: 20 }, 'c.analyzer')).toThrow('c.analyzer.bootstrapMinFrames: must not exceed bootstrapMaxFrames (20), got 50');
+  });
+
   it('throws a ConfigError with the stable code', () => {
     try {
       resolveAnalyzerOptions({ nope: 1 }, 'x');

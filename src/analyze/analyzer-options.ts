@@ -147,11 +147,24 @@ export function resolveAnalyzerOptions(raw: Readonly<Record<string, number | boo
     }
     out[key] = value;
   }
+  // Two keys that must be in order: the message names the one the camera set (the lower one where it set both
+  // or neither), with the other's value and whether that is the default, so that setting bootstrapMaxFrames 5
+  // alone is not answered about a bootstrapMinFrames the config does not have.
+  const given = (key: string): string => (Object.hasOwn(raw ?? {}, key) ? '' : ', the default');
+  const setHigherOnly = (low: string, high: string): boolean => Object.hasOwn(raw ?? {}, high) && !Object.hasOwn(raw ?? {}, low);
   if ((out.shadowMinRatio as number) >= (out.shadowMaxRatio as number)) {
-    throw new ConfigError(`${path}.shadowMinRatio: must be below shadowMaxRatio (${out.shadowMaxRatio}), got ${out.shadowMinRatio}`);
+    throw new ConfigError(
+      setHigherOnly('shadowMinRatio', 'shadowMaxRatio')
+        ? `${path}.shadowMaxRatio: must be above shadowMinRatio (${out.shadowMinRatio}${given('shadowMinRatio')}), got ${out.shadowMaxRatio}; raise it, or lower shadowMinRatio too`
+        : `${path}.shadowMinRatio: must be below shadowMaxRatio (${out.shadowMaxRatio}${given('shadowMaxRatio')}), got ${out.shadowMinRatio}`,
+    );
   }
   if ((out.bootstrapMinFrames as number) > (out.bootstrapMaxFrames as number)) {
-    throw new ConfigError(`${path}.bootstrapMinFrames: must not exceed bootstrapMaxFrames (${out.bootstrapMaxFrames}), got ${out.bootstrapMinFrames}`);
+    throw new ConfigError(
+      setHigherOnly('bootstrapMinFrames', 'bootstrapMaxFrames')
+        ? `${path}.bootstrapMaxFrames: must be at least bootstrapMinFrames (${out.bootstrapMinFrames}${given('bootstrapMinFrames')}), got ${out.bootstrapMaxFrames}; raise it, or lower bootstrapMinFrames too`
+        : `${path}.bootstrapMinFrames: must not exceed bootstrapMaxFrames (${out.bootstrapMaxFrames}${given('bootstrapMaxFrames')}), got ${out.bootstrapMinFrames}`,
+    );
   }
   return Object.freeze(out) as AnalyzerOptions;
 }
