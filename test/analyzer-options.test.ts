@@ -30,6 +30,13 @@ describe('resolveAnalyzerOptions', () => {
     expect(() => resolveAnalyzerOptions({ shadowLearnMinRatio: 0 }, 'c.analyzer')).toThrow(/c\.analyzer\.shadowLearnMinRatio: must be .*from 0\.05 to 1/);
   });
 
+  it('gives a frame-size key\'s default as the 1280x720 one that the frame size replaces when unset', () => {
+    expect(() => resolveAnalyzerOptions({ downscale: 3.5 }, 'c.analyzer')).toThrow('c.analyzer.downscale: must be an integer from 1 to 16 (default 4 at 1280x720; unset, it follows the frame size), got 3.5');
+    expect(() => resolveAnalyzerOptions({ minAreaPx: -1 }, 'c.analyzer')).toThrow('(default 80 at 1280x720; unset, it follows the frame size), got -1');
+    expect(() => resolveAnalyzerOptions({ lineMinMarginPx: -1 }, 'c.analyzer')).toThrow('(default 4 at 1280x720; unset, it follows the frame size), got -1');
+    expect(() => resolveAnalyzerOptions({ noiseK: -1 }, 'c.analyzer')).toThrow('(default 4.5), got -1');
+  });
+
   it('names the key the camera set where two keys are out of order, not the other one it left at its default', () => {
     expect(() => resolveAnalyzerOptions({ bootstrapMaxFrames: 5 }, 'c.analyzer')).toThrow(
       'c.analyzer.bootstrapMaxFrames: must be at least bootstrapMinFrames (20, the default), got 5; raise it, or lower bootstrapMinFrames too',

@@ -142,7 +142,9 @@ export function resolveAnalyzerOptions(raw: Readonly<Record<string, number | boo
     } else {
       const [min, max, integer] = RANGES[key as keyof typeof ANALYZER_DEFAULTS]!;
       if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-        throw new ConfigError(`${path}.${key}: must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max} (default ${def}), got ${JSON.stringify(value)}`);
+        // A frame-size key's default is the 1280x720 one only: unset, it follows the camera's frames.
+        const defText = (FRAME_SIZE_KEYS as readonly string[]).includes(key) ? `default ${def} at 1280x720; unset, it follows the frame size` : `default ${def}`;
+        throw new ConfigError(`${path}.${key}: must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max} (${defText}), got ${JSON.stringify(value)}`);
       }
     }
     out[key] = value;
