@@ -122,4 +122,8 @@ test('--tz local names the zone as the machine is set (TZ), not by an older alia
   expect(query(':Europe/Kyiv')[0]).toMatch(/^start \(Europe\/Kyiv\) +camera/);
   // TZ set empty runs the clock on UTC (Intl calls it "Etc/Unknown"); before: --tz: unknown time zone "local".
   expect(query('')[0]).toMatch(/^start \(UTC\) +camera/);
+  // TZ set to a name no zone has (a typo) runs the clock on UTC too; before: a TypeError and its stack trace.
+  const typo = query('Europe/Berlln');
+  expect(typo[0]).toMatch(/^start \(UTC\) +camera/);
+  expect(typo[2]).toMatch(/^2026-10-25T03:00:00\.000Z +cam1 +a /);
 });

@@ -30,9 +30,11 @@ export function canonicalTimeZone(name: string): string | undefined {
  * `--tz Asia/Kolkata` shows Asia/Kolkata; the name set is taken where Intl reads it as that same zone, else Intl's.
  */
 function localTimeZone(): string {
-  const running = new Intl.DateTimeFormat().resolvedOptions().timeZone;
-  // TZ set empty: ICU's "Etc/Unknown", which Intl refuses as a zone to format in; the clock runs on UTC then.
-  if (running === 'Etc/Unknown') return 'UTC';
+  const running = new Intl.DateTimeFormat().resolvedOptions().timeZone as string | undefined;
+  // TZ set empty: ICU's "Etc/Unknown", which Intl refuses as a zone to format in; TZ set to a name no zone has
+  // (a typo, TZ=Europe/Berlln): no name at all (Node 20), and `--tz local` stopped with "Cannot read properties of
+  // undefined (reading 'toLowerCase')" and a stack trace. The clock runs on UTC in both (as `date` shows).
+  if (running === undefined || running === 'Etc/Unknown') return 'UTC';
   let linked: string | undefined;
   try {
     linked = /(?:^|\/)zoneinfo\/(?:posix\/|right\/)?(.+)$/.exec(readlinkSync('/etc/localtime'))?.[1];
