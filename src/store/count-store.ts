@@ -9,7 +9,7 @@ import { VEHICLE_CLASSES, type CrossingEvent, type VehicleClass } from '../analy
 import { StoreError, TrafficCounterError } from '../errors.js';
 import { selectCountRows } from './count-reader.js';
 import { WriterLock } from './writer-lock.js';
-import { migrate } from './migrations.js';
+import { migrate, refuseForeignDatabase } from './migrations.js';
 import { BUCKETS, BUCKET_MS, CLASS_COLUMNS, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
 import { ID_RE } from '../config/ids.js';
 
@@ -358,6 +358,7 @@ export class CountStore implements AsyncDisposable {
       fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
       lock = WriterLock.acquire(file);
       db = new Database(file);
+      refuseForeignDatabase(db, file);
       db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? STORE_DEFAULTS.busyTimeoutMs}`);
       // WAL lets `traffic-counter query` and the HTTP API read while the daemon writes.
       db.pragma('journal_mode = WAL');

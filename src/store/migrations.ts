@@ -6,6 +6,7 @@
 
 import type { Database } from 'better-sqlite3';
 import { StoreError } from '../errors.js';
+import path from 'node:path';
 
 /** The count columns of every roll-up table: totals plus a split by vehicle class. */
 const COUNT_COLUMNS = `
@@ -123,6 +124,22 @@ export function checkNotNewer(db: Database, file: string): number {
     );
   }
   return version;
+}
+
+/**
+ * Refuses a SQLite database another program made (tables, and no traffic-counter schema version): `run --db app.db`
+ * added the count tables to it and counted into it, without a word. Checked before the daemon changes anything in
+ * the file (its journal mode included). A database of ours that never got its schema (version 0) has no tables: its
+ * first migration, which makes them, sets the version in the same transaction.
+ */
+export function refuseForeignDatabase(db: Database, file: string): void {
+  if (schemaVersion(db) !== 0) return;
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  if (tables.length === 0) return;
+  const shown = tables.slice(0, 3).map((t) => JSON.stringify(t)).join(', ') + (tables.length > 3 ? `, … (${tables.length} in all)` : '');
+  throw new StoreError(
+    `${file}: a SQLite database of another program (its tables: ${shown}), not a traffic-counter one; give the daemon a database file of its own (--db, or "db" in the config), e.g. ${path.join(path.dirname(file), 'counts.db')}`,
+  );
 }
 
 /** Applies every pending migration, each in one transaction. Safe to call on an up-to-date database. */
