@@ -4,7 +4,7 @@
 import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { runCli } from './helpers/run-cli.js';
+import { runCli, startCli } from './helpers/run-cli.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 test('the start line of run on tcp://0.0.0.0 names this host for the decoders, not 0.0.0.0', { timeout: 60_000 }, async () => {
@@ -29,4 +29,20 @@ test('the start line of run --http-host 0.0.0.0 names this host and loopback, no
   expect(port, line).toBeDefined();
   expect(line).toContain(`on this machine http://127.0.0.1:${port}/; from others HOST: this machine's name (${hostname()})`);
   expect(line).not.toContain('0.0.0.0');
+});
+
+test('camera-sim --host 0.0.0.0 gives its URLs with HOST and what to put for it, not http://0.0.0.0', { timeout: 30_000 }, async () => {
+  const cli = startCli(['camera-sim', '--host', '0.0.0.0', '--port', '0']);
+  for (let i = 0; i < 300 && !cli.stdout().includes('HOST: '); i++) await new Promise((r) => setTimeout(r, 50));
+  const out = cli.stdout();
+  const port = /listening on http:\/\/HOST:([1-9]\d*)\n/.exec(out)?.[1];
+  expect(port, out).toBeDefined();
+  expect(out).toContain(`  snapshot http://HOST:${port}/snapshot.jpg\n`);
+  expect(out).toContain(`  config   http://HOST:${port}/config.json\n`);
+  expect(out).toContain(`  HOST: this machine's name (${hostname()})`);
+  expect(out).not.toContain('0.0.0.0');
+  // What the line says for this machine reaches it.
+  expect((await fetch(`http://127.0.0.1:${port}/snapshot.jpg`)).status).toBe(200);
+  cli.proc.kill('SIGTERM');
+  expect((await cli.done).code).toBe(0);
 });

@@ -1,5 +1,6 @@
 // `traffic-counter camera-sim`: serves the synthetic traffic camera until interrupted.
 
+import { hostNote, isWildcardHost } from './wildcard-host.js';
 import { parseCliArgs, numberFlag, describeRule, PORT_RULE, type NumberRule } from './parse-cli-args.js';
 import { startCameraSim } from '../source/camera-sim/camera-sim-server.js';
 import { SCENARIOS, type ScenarioName } from '../source/camera-sim/index.js';
@@ -60,7 +61,13 @@ export async function cameraSimCommand(argv: string[]): Promise<number> {
     scenario: scenario as ScenarioName,
     streamFps: numberFlag('fps', values.fps, 2, FPS_RULE),
   });
-  process.stdout.write(`camera-sim listening on ${sim.url}\n  snapshot ${sim.url}/snapshot.jpg\n  stream   ${sim.url}/stream.mjpg\n  truth    ${sim.url}/truth.json\n  config   ${sim.url}/config.json\n`);
+  // Bound on every interface (--host 0.0.0.0), "http://0.0.0.0:PORT/snapshot.jpg" is no URL to give a daemon on
+  // another host or container (it sends it to itself): the URLs are given with HOST, and what to put for it.
+  const m = /^http:\/\/(\[[^\]]*\]|[^:/]+):(\d+)$/.exec(sim.url);
+  const wildcard = m !== null && isWildcardHost(m[1]!);
+  const base = wildcard ? `http://HOST:${m[2]}` : sim.url;
+  const note = wildcard ? `  ${hostNote(m[1] !== '0.0.0.0')}, as the daemon's host reaches it (on this machine 127.0.0.1)\n` : '';
+  process.stdout.write(`camera-sim listening on ${base}\n  snapshot ${base}/snapshot.jpg\n  stream   ${base}/stream.mjpg\n  truth    ${base}/truth.json\n  config   ${base}/config.json\n${note}`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -1,6 +1,5 @@
 // `traffic-counter run`: the daemon. With neither --config nor --camera it counts the built-in simulated camera.
 
-import { hostname, networkInterfaces } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseCliArgs, numberFlag, decodeScaleFlag, describeRule, flagText, CHANNEL_HINTS, PORT_RULE, type EmptyHints, type NumberRule } from './parse-cli-args.js';
 import { MAX_MEGAPIXELS, STAND_IN_VIEW, loadConfigFile, validateConfig } from '../config/validate-config.js';
@@ -14,6 +13,7 @@ import { probeCameraSize } from '../source/probe-camera-size.js';
 import { hideUrlPassword } from '../source/camera-url.js';
 import { ConfigError, DecodeError, StoreError, UsageError } from '../errors.js';
 import { checkZeromqKey } from '../channel/zeromq-key.js';
+import { hostNote } from './wildcard-host.js';
 import { refuseTakenIpcPath } from '../channel/ipc-socket-file.js';
 import { WriterLock, dbFolderProblem } from '../store/index.js';
 
@@ -312,9 +312,6 @@ async function refuseBeforeStart(config: Config): Promise<void> {
   if (held !== undefined) throw new StoreError(held);
 }
 
-/** Addresses named in the start line for a zeromqEndpoint bound on every interface, at most. */
-const ADDRESSES_SHOWN = 4;
-
 /**
  * What remote decoders give --connect, for the start line. A wildcard bind (tcp://0.0.0.0:P, tcp://*:P, tcp://[::]:P)
  * is no address to connect to: "decoders connect to tcp://0.0.0.0:42513" sent a decoder on another host to itself.
@@ -334,15 +331,6 @@ function httpAddress(url: string): string {
   const m = /^http:\/\/(0\.0\.0\.0|\[::\]):(\d+)$/.exec(url);
   if (!m) return `${url}/`;
   return `http://HOST:${m[2]}/ (on this machine http://127.0.0.1:${m[2]}/; from others ${hostNote(m[1] === '[::]')})`;
-}
-
-/** "HOST: this machine's name (vm) or an address of it (192.0.2.2, …)", for a bind on every interface (v6: IPv6 too). */
-function hostNote(v6: boolean): string {
-  const addresses = Object.values(networkInterfaces())
-    .flat()
-    .flatMap((a) => (a === undefined || a.internal || (a.family === 'IPv6' && (!v6 || a.address.startsWith('fe80:'))) ? [] : [a.family === 'IPv6' ? `[${a.address}]` : a.address]));
-  const shown = addresses.length === 0 ? '' : ` or an address of it (${addresses.slice(0, ADDRESSES_SHOWN).join(', ')}${addresses.length > ADDRESSES_SHOWN ? ', …' : ''})`;
-  return `HOST: this machine's name (${hostname()})${shown}`;
 }
 
 /** Up to this many cameras, the status every 30 s has a line per camera; beyond, one line for all. */
