@@ -83,6 +83,11 @@ describe('config validation', () => {
     [{ cameras: [camera({ analyzer: { shadowMinRatio: 2 } })] }, 'cameras[0].analyzer.shadowMinRatio: must be a number from 0.05 to 1 (default 0.4), got 2'],
     [{ cameras: [camera({ analyzer: { shadowMinRatoi: 0.5 } })] }, 'cameras[0].analyzer.shadowMinRatoi: unknown analyzer option; allowed keys are '],
     [{ cameras: [camera({ analyzer: { bootstrapMinFrames: 50, bootstrapMaxFrames: 20 } })] }, 'cameras[0].analyzer.bootstrapMinFrames: must not exceed bootstrapMaxFrames (20), got 50'],
+    // A value of the wrong type is told what its key takes, not "a number or boolean" for every key.
+    [{ cameras: [camera({ analyzer: { shadowSuppression: 'no' } })] }, 'cameras[0].analyzer.shadowSuppression: must be true or false, got "no"'],
+    [{ cameras: [camera({ analyzer: { noiseK: 'x' } })] }, 'cameras[0].analyzer.noiseK: must be a number from 1 to 20 (default 4.5), got "x"'],
+    [{ cameras: [camera({ analyzer: { noiseK: null } })] }, 'cameras[0].analyzer.noiseK: must be a number from 1 to 20 (default 4.5), got null'],
+    [{ cameras: [camera({ analyzer: { shadowMinRatoi: 'x' } })] }, 'cameras[0].analyzer.shadowMinRatoi: unknown analyzer option; allowed keys are '],
   ])('rejects %j', (raw, message) => {
     const err = errorOf(() => validateConfig(raw));
     expect(err.code).toBe('TC_ERR_CONFIG');

@@ -156,14 +156,11 @@ function polygonArea(pts: readonly Point[]): number {
 function validateAnalyzer(raw: unknown, path: string): Record<string, number | boolean> {
   if (raw === undefined) return Object.freeze({});
   if (!isObject(raw)) throw new ConfigError(`${path}: must be an object of analyzer tunables, got ${describe(raw)}`);
-  for (const [k, v] of Object.entries(raw)) {
-    if (typeof v !== 'boolean' && (typeof v !== 'number' || !Number.isFinite(v))) {
-      throw new ConfigError(`${path}.${k}: must be a number or boolean, got ${describe(v)}`);
-    }
-  }
   const out = Object.freeze({ ...(raw as Record<string, number | boolean>) });
-  // Keys, ranges and the checks between keys, at load time, naming the key (the frame-size keys left unset are
-  // fitted to the camera's frames later; those given are checked here).
+  // Keys, types, ranges and the checks between keys, at load time, naming the key (the frame-size keys left unset
+  // are fitted to the camera's frames later; those given are checked here). resolveAnalyzerOptions checks each
+  // value's type against the key's own: a general "number or boolean" check before it answered "no" for a switch
+  // and "x" for a number alike, without the key's range, and an unknown key by its value's type.
   resolveAnalyzerOptions(out, path);
   return out;
 }
