@@ -15,7 +15,7 @@ test('camera-sim --host names the host, not the port, when it is not an address 
   const r = await runCli(['camera-sim', '--host', FOREIGN_HOST]);
   expect(r.code).toBe(2);
   expect(r.stderr).toBe(
-    `traffic-counter: camera-sim: --host ${FOREIGN_HOST}: cannot listen on this address (EADDRNOTAVAIL); give an address of this machine, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface) [TC_ERR_CONFIG]\n`,
+    `traffic-counter: camera-sim: --host ${FOREIGN_HOST}: cannot listen on this address (EADDRNOTAVAIL); give an address of this machine, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface) [TC_ERR_USAGE]\n`,
   );
 });
 
@@ -33,7 +33,8 @@ test('camera-sim --port names the port when it is taken', async () => {
   const port = await takenPort();
   const r = await runCli(['camera-sim', '--port', String(port)]);
   expect(r.code).toBe(2);
-  expect(r.stderr).toContain(`camera-sim: --port ${port}: the port is already in use on 127.0.0.1; choose another port, or 0 for any free port`);
+  // With the code run gives its --http port in use (TC_ERR_USAGE, not TC_ERR_CONFIG: no config file is involved).
+  expect(r.stderr).toContain(`camera-sim: --port ${port}: the port is already in use on 127.0.0.1; choose another port, or 0 for any free port [TC_ERR_USAGE]`);
 });
 
 test('the HTTP API names --http-host or --http (and the config key) by what failed', async () => {

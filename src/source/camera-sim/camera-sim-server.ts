@@ -3,7 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError } from '../../errors.js';
+import { ConfigError, UsageError } from '../../errors.js';
 import { listenFailure } from '../../listen-error.js';
 import { createScene, type Scene } from './scene.js';
 import type { ScenarioName } from './scenarios.js';
@@ -244,7 +244,7 @@ export async function startCameraSim(opts: CameraSimOptions = {}): Promise<Camer
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
-      reject(new ConfigError(`camera-sim: ${listenFailure(err, host, port, { host: '--host', port: '--port' })}`, { cause: err }));
+      reject(new UsageError(`camera-sim: ${listenFailure(err, host, port, { host: '--host', port: '--port' })}`, { cause: err }));
     };
     server.once('error', onError);
     server.listen(port, host, () => {
