@@ -1,5 +1,6 @@
 // The camera simulator over HTTP: snapshot frames tied to wall-clock time, conditional GET, MJPEG stream,
 // truth and config endpoints, and clean shutdown.
+import { get as httpGet } from 'node:http';
 import jpeg from 'jpeg-js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createScene, startCameraSim } from '../dist/src/source/camera-sim/index.js';
@@ -126,6 +127,27 @@ describe('camera-sim server', () => {
     expect(config.cameras[0]!.lines.map((l) => l.id).sort()).toEqual(Object.keys(byMs.lines).sort());
     expect((await fetch(`${sim.url}/nope`)).status).toBe(404);
     expect((await fetch(`${sim.url}/`)).headers.get('content-type')).toMatch(/text\/html/);
+  });
+
+  it('bound to every interface, names the camera in /config.json by the host it was reached by, not 0.0.0.0', async () => {
+    const sim = await startCameraSim({ seed: 2, host: '0.0.0.0', port: 0 });
+    onTestFinished(() => sim.close());
+    const port = new URL(sim.url).port;
+    // As a daemon on another machine would ask for it (curl and browsers send the Host they were given).
+    const configVia = (host: string): Promise<{ cameras: { url: string }[] }> =>
+      new Promise((resolve, reject) => {
+        const req = httpGet({ host: '127.0.0.1', port: Number(port), path: '/config.json', headers: { host } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('end', () => resolve(JSON.parse(body)));
+        });
+        req.on('error', reject);
+      });
+    expect((await configVia(`cam-host.example:${port}`)).cameras[0]!.url).toBe(`http://cam-host.example:${port}/snapshot.jpg`);
+    expect((await configVia(`[::1]:${port}`)).cameras[0]!.url).toBe(`http://[::1]:${port}/snapshot.jpg`);
+    // A Host that is not a plain host[:port] is not echoed into the config.
+    expect((await configVia('evil/"x')).cameras[0]!.url).toBe(`http://0.0.0.0:${port}/snapshot.jpg`);
   });
 
   it('close() ends open streams, stops listening and can be called twice', async () => {

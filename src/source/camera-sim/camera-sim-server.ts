@@ -87,6 +87,7 @@ export async function startCameraSim(opts: CameraSimOptions = {}): Promise<Camer
   let streamTimer: NodeJS.Timeout | null = null;
   let skipped = 0;
   let baseUrl = '';
+  let wildcard = false;
 
   const quantumAt = (nowMs: number): number => Math.max(0, Math.floor((nowMs - startedAt) / QUANTUM_MS));
   const etagOf = (quantum: number): string => `"sim-${seed}-${scenario}-${quantum}"`;
@@ -217,6 +218,17 @@ export async function startCameraSim(opts: CameraSimOptions = {}): Promise<Camer
     res.end(body);
   };
 
+  /**
+   * The camera's URL as a daemon should ask for it. Bound to every interface (0.0.0.0, ::), the bound address names no
+   * machine to another one (http://0.0.0.0:PORT sends a daemon elsewhere to itself): the host the client reached this
+   * server by (its Host header, as a browser or curl sends it) is used instead, where it is a plain host[:port].
+   */
+  const cameraBaseUrl = (req: IncomingMessage): string => {
+    const host = req.headers.host;
+    if (!wildcard || host === undefined || !/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host)) return baseUrl;
+    return `http://${host}`;
+  };
+
   const server = createServer((req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
@@ -230,7 +242,7 @@ export async function startCameraSim(opts: CameraSimOptions = {}): Promise<Camer
         case '/stream.mjpg': return stream(req, res);
         case '/truth.json': return truth(url, res);
         case '/config.json':
-          return sendJson(res, 200, { cameras: [{ ...scene.cameraConfig(), url: `${baseUrl}/snapshot.jpg`, pollIntervalMs: 500 }] });
+          return sendJson(res, 200, { cameras: [{ ...scene.cameraConfig(), url: `${cameraBaseUrl(req)}/snapshot.jpg`, pollIntervalMs: 500 }] });
         case '/': return index(res);
         default:
           res.writeHead(404, { 'Content-Type': 'text/plain' });
@@ -255,6 +267,7 @@ export async function startCameraSim(opts: CameraSimOptions = {}): Promise<Camer
   const addr = server.address() as AddressInfo;
   const urlHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   baseUrl = `http://${urlHost}:${addr.port}`;
+  wildcard = addr.address === '0.0.0.0' || addr.address === '::';
   startedAt = clock(); // sim time 0 = when the camera starts answering
 
   let closing: Promise<void> | null = null;
