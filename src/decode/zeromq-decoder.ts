@@ -73,6 +73,9 @@ export const ZMQ_SOCKET_DEFAULTS = {
   receiveBufferSize: 4 * 1024 * 1024,
 };
 
+/** On Ctrl-C, how long a send under way may take before the decoder stops without its goodbye, ms. */
+const BYE_WAIT_MS = 1_000;
+
 /** A name lookup that takes longer than this is not waited for (the decoder's usual message is said). */
 const LOOKUP_TIMEOUT_MS = 3_000;
 
@@ -256,19 +259,36 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
     sock.close();
   };
   let sending = false;
+  // The send under way, if any: a socket takes one at a time.
+  let inFlight: Promise<void> | undefined;
   const send = async (msg: ZmqFromDecoder, pixels?: Uint8Array): Promise<void> => {
     sending = true;
+    const sent = sock.send(pixels ? [JSON.stringify(msg), pixels] : [JSON.stringify(msg)]);
+    inFlight = sent.catch(() => {});
     try {
-      await sock.send(pixels ? [JSON.stringify(msg), pixels] : [JSON.stringify(msg)]);
+      await sent;
     } finally {
       sending = false;
     }
   };
   const ready: ZmqFromDecoder = { type: 'ready', decoder: opts.decoder, pid: process.pid, host: hostname() };
   const onAbort = (): void => {
-    // Tell the analyzer not to wait for us (if that cannot wait), then stop; close() ends the loop below.
-    const bye = !sending && sock.writable ? send({ type: 'bye' }) : Promise.resolve();
-    bye.catch(() => {}).finally(close);
+    // Tell the analyzer not to wait for us, then stop; close() ends the loop below. Sends held up (a frame on its
+    // way, the 'ready's announced behind it) are let go first, and the goodbye waits for room, all for up to
+    // BYE_WAIT_MS: skipping it then (as before) had the daemon log "went away: its connection closed without a
+    // goodbye" for a plain Ctrl-C. With no analyzer connected there is no one to tell: stopped at once.
+    if (!connected) return close();
+    let waited: NodeJS.Timeout | undefined;
+    const goodbye = (async (): Promise<void> => {
+      while (sending && inFlight !== undefined) await inFlight;
+      if (!sock.closed) await send({ type: 'bye' });
+    })();
+    void Promise.race([goodbye, new Promise<void>((r) => (waited = setTimeout(r, BYE_WAIT_MS)))])
+      .catch(() => {})
+      .finally(() => {
+        clearTimeout(waited);
+        close();
+      });
   };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   let busy = false;
