@@ -156,6 +156,23 @@ describe('MJPEG parser', () => {
     expect(parser.stats.overlong).toBe(1);
   });
 
+  it('cuts a partial frame whose Content-Length is the whole frame\'s at the next part\'s delimiter and headers: only it is lost, not the next part too', () => {
+    // The camera announced the full frame, sent part of it (no end-of-image marker), then the next part.
+    const cut = bodies[1].subarray(0, 200);
+    const head = (length: number) => enc(`--bd\r\nContent-Type: image/jpeg\r\nContent-Length: ${length}\r\n\r\n`);
+    for (const claimed of [bodies[1].length, 260, 240]) {
+      const stream = Buffer.concat([part(bodies[0], 'bd', true), head(claimed), cut, enc('\r\n'), part(bodies[2], 'bd', true), part(bodies[0], 'bd', true), enc('--bd\r\n')]);
+      for (const opts of [{ boundary: 'bd', maxPartBytes: 2_000 }, { maxPartBytes: 2_000 }]) {
+        for (const chunk of [1, 7, 4096]) {
+          const parser = new MjpegParser(opts);
+          // The partial frame is dropped and counted; the parts after it come whole.
+          expect(feed(parser, stream, () => chunk), `claimed ${claimed}, chunks of ${chunk}`).toEqual([bodies[0], bodies[2], bodies[0]]);
+          expect([parser.stats.cutShort, parser.stats.lastCutShort, parser.stats.overlong]).toEqual([1, { claimed, actual: 200 }, 0]);
+        }
+      }
+    }
+  });
+
   it('keeps a part of the right Content-Length whose JPEG holds the boundary text, even on a line of its own', () => {
     const inner = Buffer.concat([bodies[0].subarray(0, 100), enc('\r\n--bd\r\n'), bodies[0].subarray(100)]);
     const stream = Buffer.concat([part(inner, 'bd', true), part(bodies[1], 'bd', true), enc('--bd\r\n')]);

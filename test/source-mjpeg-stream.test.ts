@@ -146,26 +146,32 @@ describe('MJPEG stream source', () => {
     await it.return!();
   });
 
-  it('reads every frame of a camera whose Content-Length headers are too long, with a TC_ERR_SOURCE_PART_LENGTH warning each', async () => {
-    const images = Array.from({ length: 4 }, (_, i) => makeJpeg(i * 40 + 5));
+  /** A camera streaming `first(res)` on its one connection, and a source reading it with its warnings; `stream()` writes on. */
+  async function streamingCamera(first: (res: ServerResponse) => void) {
     let stream: ServerResponse | undefined;
-    const writeLong = (res: ServerResponse, jpeg: Buffer): void => {
-      res.write(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length + 30}\r\n\r\n`);
-      res.write(jpeg);
-      res.write('\r\n');
-    };
     const cam = await startCamera((_req, res) => {
       res.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' });
-      writeLong(res, images[0]);
+      first(res);
       stream = res;
     }, '/video.mjpg');
     const errors: SourceError[] = [];
     const source = new MjpegStreamSource({ ...opts, url: cam.url, onError: (e) => errors.push(e) });
     onTestFinished(() => source.close());
-    const it = source.frames();
+    return { cam, errors, source, it: source.frames(), stream: () => stream };
+  }
+
+  it('reads every frame of a camera whose Content-Length headers are too long, with a TC_ERR_SOURCE_PART_LENGTH warning each', async () => {
+    const images = Array.from({ length: 4 }, (_, i) => makeJpeg(i * 40 + 5));
+    const writeLong = (res: ServerResponse, jpeg: Buffer): void => {
+      res.write(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length + 30}\r\n\r\n`);
+      res.write(jpeg);
+      res.write('\r\n');
+    };
+    const { cam, errors, source, it, stream: current } = await streamingCamera((res) => writeLong(res, images[0]));
     // Each part is cut once the next one's delimiter came: the pull for frame k is answered after part k + 1 is sent.
     const first = it.next();
-    await until(() => stream !== undefined);
+    await until(() => current() !== undefined);
+    const stream = current();
     writeLong(stream!, images[1]);
     for (let k = 0; k < 3; k++) {
       const frame = await (k === 0 ? first : it.next());
@@ -176,6 +182,27 @@ describe('MJPEG stream source', () => {
     expect(errors[0].message).toMatch(/^camera cam1: GET .* an MJPEG part whose Content-Length \(\d+ bytes\) is longer than its JPEG \(\d+ bytes\).*; the part was cut there and the stream read on \(fix the camera's firmware/);
     expect(cam.requests).toHaveLength(1);
     expect(source.stats().errorsByCode).toEqual({ TC_ERR_SOURCE_PART_LENGTH: 3 });
+    await it.return!();
+  });
+
+  it('loses only a partial frame whose Content-Length is the whole frame\'s, not the next one with it, and says so', async () => {
+    const images = Array.from({ length: 3 }, (_, i) => makeJpeg(i * 40 + 7));
+    const { cam, errors, source, it, stream: current } = await streamingCamera((res) => writePart(res, images[0]));
+    expect(Buffer.from((await it.next()).value!.jpeg)).toEqual(images[0]);
+    const stream = current();
+    // The camera announces image 1 whole but sends 100 bytes fewer, without its end, then image 2.
+    stream!.write(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${images[1].length}\r\n\r\n`);
+    stream!.write(images[1].subarray(0, images[1].length - 100));
+    stream!.write('\r\n');
+    writePart(stream!, images[2]);
+    expect(Buffer.from((await it.next()).value!.jpeg)).toEqual(images[2]);
+    expect(errors.map((e) => e.code)).toEqual(['TC_ERR_SOURCE_PART_LENGTH']);
+    expect(errors[0].message).toBe(
+      `camera cam1: GET ${cam.url} sent a partial frame: an MJPEG part announced ${images[1].length} bytes (Content-Length) but the next part ` +
+        `began after ${images[1].length - 100}, before the JPEG's end; that frame was dropped and the stream read on from the next part ` +
+        `(if this repeats, check the camera's load and the network to it, or its firmware)`,
+    );
+    expect(source.stats().dropped).toBe(0);
     await it.return!();
   });
 

@@ -32,6 +32,13 @@ export interface MjpegParserStats {
   overlong: number;
   /** The latest overlong part: its Content-Length, and the JPEG's real size up to the delimiter. */
   lastOverlong?: { claimed: number; actual: number };
+  /**
+   * Partial frames (no JPEG end-of-image marker) whose Content-Length reached into the next part's delimiter line and
+   * headers: each was cut at that delimiter and dropped, and the next part read from it, rather than lost with it.
+   */
+  cutShort: number;
+  /** The latest such part: its Content-Length, and the bytes that came before the delimiter. */
+  lastCutShort?: { claimed: number; actual: number };
   /** Bytes skipped while looking for a boundary (garbage, preambles, the rest of discarded parts). */
   skippedBytes: number;
   /** Bytes held right now. */
@@ -80,7 +87,7 @@ function endsAtJpegEnd(view: Uint8Array, end: number): boolean {
 type State = 'boundary' | 'headers' | 'body-length' | 'body-scan';
 
 export class MjpegParser {
-  readonly stats: MjpegParserStats = { parts: 0, oversized: 0, badHeaders: 0, overlong: 0, skippedBytes: 0, bufferedBytes: 0, delimiters: 0 };
+  readonly stats: MjpegParserStats = { parts: 0, oversized: 0, badHeaders: 0, overlong: 0, cutShort: 0, skippedBytes: 0, bufferedBytes: 0, delimiters: 0 };
   /**
    * For each part returned by the latest push(), the capture instant its X-Sim-Time header stamped (epoch ms),
    * or NaN without one. Reused between calls; read it before the next push().
@@ -479,6 +486,15 @@ export class MjpegParser {
       }
       const lineStart = dashesBefore(filled, at);
       if (endsDelimiter(next) && endsAtJpegEnd(filled, lineStart)) return this.#cutAt(out, filled, lineStart);
+      const headers = endsDelimiter(next) && lineStart > 0 && filled[lineStart - 1] === LF ? this.#partHeadersAfter(filled, at, complete) : 'no';
+      if (headers === 'wait') {
+        this.#lengthScanFrom = at; // the lines after it are not all here yet
+        break;
+      }
+      // A partial frame (no end-of-image marker) whose Content-Length was the whole frame's: the next part's delimiter
+      // line and headers came within it. Cut there and dropped (stats.cutShort), so that only this frame is lost,
+      // not the next part with it.
+      if (headers === 'yes') return this.#cutAt(out, filled, lineStart, false);
       this.#lengthScanFrom = at + 1; // boundary text inside the JPEG: its Content-Length is right
     }
     if (!complete || endsAtJpegEnd(filled, filled.length)) return false;
@@ -490,15 +506,49 @@ export class MjpegParser {
     return endsAtJpegEnd(filled, lineStart) && this.#cutAt(out, filled, lineStart);
   }
 
-  /** Cuts the body-length part at the delimiter (line) starting at `lineStart` of `filled`; the rest is read again. */
-  #cutAt(out: Uint8Array[], filled: Buffer, lineStart: number): true {
+  /**
+   * In body-length, for the delimiter at `at` of `filled` (starting a line): 'yes' when a part's header block follows
+   * its line (at least one "Name: value" line, then a blank line; or, the part being complete, header lines up to its
+   * end), 'wait' when that needs more of the part's bytes, 'no' otherwise (boundary text inside the JPEG).
+   */
+  #partHeadersAfter(filled: Buffer, at: number, complete: boolean): 'yes' | 'wait' | 'no' {
+    const lf = filled.indexOf(LF, at);
+    if (lf < 0) return complete ? 'no' : 'wait';
+    if (filled.toString('latin1', at, lf).trimEnd() !== this.#delimiter!.toString('latin1')) return 'no';
+    let headerLines = 0;
+    for (let p = lf + 1; ; ) {
+      const e = filled.indexOf(LF, p);
+      if (e - lf > this.#maxHeaderBytes || (e < 0 && filled.length - lf > this.#maxHeaderBytes)) return 'no';
+      if (e < 0) return !complete ? 'wait' : headerLines > 0 ? 'yes' : 'no';
+      const line = filled.toString('latin1', p, e).trimEnd();
+      if (line.length === 0) return headerLines > 0 ? 'yes' : 'no';
+      if (!HEADER_LINE.test(line)) return 'no';
+      headerLines++;
+      p = e + 1;
+    }
+  }
+
+  /**
+   * Cuts the body-length part at the delimiter (line) starting at `lineStart` of `filled`; the rest is read again.
+   * `whole`: the part is a whole JPEG, passed on (stats.overlong); otherwise a partial frame, dropped (stats.cutShort).
+   */
+  #cutAt(out: Uint8Array[], filled: Buffer, lineStart: number, whole = true): true {
     let bodyEnd = lineStart;
     if (bodyEnd > 0 && filled[bodyEnd - 1] === LF) bodyEnd--;
     if (bodyEnd > 0 && filled[bodyEnd - 1] === CR) bodyEnd--;
-    this.stats.overlong++;
-    this.stats.lastOverlong = { claimed: this.#part!.length, actual: bodyEnd };
+    const cut = { claimed: this.#part!.length, actual: bodyEnd };
     const rest = filled.subarray(lineStart);
-    this.#emit(out, new Uint8Array(filled.subarray(0, bodyEnd)));
+    if (whole) {
+      this.stats.overlong++;
+      this.stats.lastOverlong = cut;
+      this.#emit(out, new Uint8Array(filled.subarray(0, bodyEnd)));
+    } else {
+      this.stats.cutShort++;
+      this.stats.lastCutShort = cut;
+      this.#part = undefined;
+      this.#partFilled = 0;
+      this.#state = 'boundary';
+    }
     this.#unread(rest);
     this.#lineDashes = 0;
     return true;

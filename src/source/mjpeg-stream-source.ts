@@ -187,6 +187,9 @@ export class MjpegStreamSource implements FrameSource {
       streamed = { status: statusCode, parser, bytes: 0 };
       let oversizedSeen = 0;
       let overlongSeen = 0;
+      let cutShortSeen = 0;
+      const partLengthWarning = (what: string): void =>
+        this.#http.stats.warning(new SourceError('TC_ERR_SOURCE_PART_LENGTH', `camera ${cameraId}: GET ${url} sent ${what}`));
       let healthy = false;
       // Bytes flowing without ever forming a frame would never trip the stall timeout: past this many bytes since
       // the latest frame the connection is given up. Skipping oversized parts is no progress either: a stream of
@@ -227,13 +230,20 @@ export class MjpegStreamSource implements FrameSource {
           // Each such part is counted and reported (the daemon's log says a repeated code only now and then); its
           // JPEG is kept and the next part is read from its delimiter, so no frame is lost for it.
           const { claimed, actual } = parser.stats.lastOverlong!;
-          this.#http.stats.warning(
-            new SourceError(
-              'TC_ERR_SOURCE_PART_LENGTH',
-              `camera ${cameraId}: GET ${url} sent an MJPEG part whose Content-Length (${claimed} bytes) is longer than its JPEG ` +
-                `(${actual} bytes): the next part's delimiter came within it; the part was cut there and the stream read on ` +
-                `(fix the camera's firmware so that its Content-Length headers are right)`,
-            ),
+          partLengthWarning(
+            `an MJPEG part whose Content-Length (${claimed} bytes) is longer than its JPEG (${actual} bytes): the next part's ` +
+              `delimiter came within it; the part was cut there and the stream read on (fix the camera's firmware so that its ` +
+              `Content-Length headers are right)`,
+          );
+        }
+        if (parser.stats.cutShort > cutShortSeen) {
+          cutShortSeen = parser.stats.cutShort;
+          // A partial frame announced whole: only it is lost (the parser read the next part from its delimiter).
+          const { claimed, actual } = parser.stats.lastCutShort!;
+          partLengthWarning(
+            `a partial frame: an MJPEG part announced ${claimed} bytes (Content-Length) but the next part began after ${actual}, ` +
+              `before the JPEG's end; that frame was dropped and the stream read on from the next part (if this repeats, check ` +
+              `the camera's load and the network to it, or its firmware)`,
           );
         }
         if (parser.stats.oversized > oversizedSeen) {
