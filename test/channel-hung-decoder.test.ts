@@ -156,6 +156,27 @@ describe.each(CASES)('channel $label', (c) => {
   });
 });
 
+describe.each(CASES.filter((c) => c.label !== 'shared'))('channel $label', (c) => {
+  test('a decoder killed as hung is restarted at once every time, not with the back-off of a crash loop', async () => {
+    // A hang within 10 s of the decoder's start counted as a crash: restarts waited 100 ms, 200 ms, 400 ms … up to 5 s,
+    // every camera's frames waiting meanwhile, and each hang was told twice ("… is killed and restarted", then
+    // "decoder 0 exited (code null, signal SIGKILL); restarting in 200 ms").
+    const said = warnings();
+    const ch = await open(c, 1_000);
+    submit(ch, 'cam', 0);
+    expect((await nextWithin(ch, 'the first frame', 10_000)).kind).toBe('frame');
+    for (const s of [1, 3, 5]) {
+      submit(ch, c.hang(ch), s);
+      submit(ch, 'cam', s + 1);
+      const out = await nextWithin(ch, `frame ${s} hung the decoder`, 15_000);
+      expect(out.kind === 'frame' && out.frame.seq).toBe(s + 1);
+    }
+    expect(said.filter((w) => / did not answer within 1000 ms on camera cam frame \d.*; it is hung \(stopped or stuck\), so it is killed and restarted/.test(w))).toHaveLength(3);
+    expect(said.filter((w) => / exited \(code/.test(w))).toEqual([]);
+    expect(ch.stats()).toMatchObject({ submitted: 7, delivered: 4, dropped: 3, decoderRestarts: 3 });
+  });
+});
+
 test('shared: the slot of a thread stuck in native code is reused only once the thread is gone', async () => {
   // A thread stuck in native code is terminated only when it is back in JavaScript, and may write into its slot until
   // then: a slot given to another frame when the timeout drops its frame would have that frame's pixels overwritten.

@@ -7,13 +7,18 @@ import type { ChildProcess } from 'node:child_process';
 export interface CrashRecord {
   startedAt: number;
   crashes: number;
+  /** Set as it is killed for holding a job past decodeTimeoutMs: its exit is ours, not a crash. */
+  killedHung?: boolean;
 }
 
 /**
  * Counts a crash and returns how long to wait before restarting: at once after a decoder that ran a while
  * (10 s or more), then 100 ms doubling up to 5 s while it keeps dying soon after start (crash-loop protection).
+ * A decoder killed as hung (killedHung) is restarted at once and not counted: a camera whose frames hang it now and
+ * then made the restarts back off up to 5 s (decodeTimeoutMs under 10 s), every camera's frames waiting meanwhile.
  */
 export function restartDelayMs(dec: CrashRecord, now = Date.now()): number {
+  if (dec.killedHung) return 0;
   dec.crashes = now - dec.startedAt < 10_000 ? dec.crashes + 1 : 0;
   return Math.min(5_000, dec.crashes === 0 ? 0 : 100 * 2 ** (dec.crashes - 1));
 }

@@ -37,6 +37,7 @@ interface Decoder {
   jobSince: number;
   startedAt: number;
   crashes: number;
+  killedHung?: boolean;
 }
 
 export class IpcChannel implements FrameChannel {
@@ -145,7 +146,8 @@ export class IpcChannel implements FrameChannel {
     if (this.#stopping || !this.#startDone) return;
     this.#restarts++;
     const delay = restartDelayMs(dec);
-    process.emitWarning(`ipc channel: decoder ${dec.index} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
+    // Killed as hung: #checkTimeouts' warning said so, and that it is restarted.
+    if (!dec.killedHung) process.emitWarning(`ipc channel: decoder ${dec.index} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
     setTimeout(() => {
       if (this.#stopping) return;
       this.#spawn(dec.index).catch((err: unknown) => process.emitWarning(String(err)));
@@ -181,7 +183,7 @@ export class IpcChannel implements FrameChannel {
 
   /**
    * A decoder that holds its job past decodeTimeoutMs is hung (stopped, or stuck in a loop): it would hold its frame,
-   * and every frame behind it, for good. It is killed, its frame dropped, and it is restarted as a crashed one is.
+   * and every frame behind it, for good. It is killed, its frame dropped, and it is restarted at once.
    * Before, one SIGSTOPped decoder of one stopped all counting (4 cameras at 500 ms: nothing analysed for 72 s, the
    * log saying only that the daemon could not keep up), where the zeromq channel resumed within 12 s.
    */
@@ -201,7 +203,8 @@ export class IpcChannel implements FrameChannel {
       dec.job = null;
       dec.ready = false;
       this.#queue.hung(job, this.#opts.decodeTimeoutMs);
-      dec.proc.kill('SIGKILL'); // restarted on exit (#onExit), with the crash back-off
+      dec.killedHung = true;
+      dec.proc.kill('SIGKILL'); // restarted on exit (#onExit), at once: no crash
     }
   }
 

@@ -122,6 +122,7 @@ interface LocalDecoder {
   routingId: string;
   startedAt: number;
   crashes: number;
+  killedHung?: boolean;
   ready: boolean;
   onReady?: () => void;
 }
@@ -353,7 +354,8 @@ export class ZeromqChannel implements FrameChannel {
     if (this.#locals[dec.index] !== dec || this.#stopping || !this.#startDone) return;
     this.#restarts++;
     const delay = restartDelayMs(dec);
-    process.emitWarning(`zeromq channel: decoder ${dec.index} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
+    // Killed as hung: #checkTimeouts' warning said so, and that it is restarted.
+    if (!dec.killedHung) process.emitWarning(`zeromq channel: decoder ${dec.index} exited (code ${code}, signal ${signal}); restarting in ${delay} ms`);
     setTimeout(() => {
       if (this.#stopping) return;
       this.#spawn(dec.index).catch((err: unknown) => process.emitWarning(String(err)));
@@ -660,8 +662,13 @@ export class ZeromqChannel implements FrameChannel {
       }
       if (now - peer.jobSince < this.#opts.decodeTimeoutMs) continue;
       const held = heldFrameNote(this.#queue.frameOf(peer.job.id));
-      process.emitWarning(`zeromq channel: decoder ${peer.key} did not answer within ${this.#opts.decodeTimeoutMs} ms${held.on}; dropping its frame${held.fix}`);
-      if (peer.local !== undefined) this.#locals[peer.local]?.proc.kill('SIGKILL'); // restarted on exit
+      const local = peer.local === undefined ? undefined : this.#locals[peer.local];
+      const done = local ? 'it is hung (stopped or stuck), so it is killed and restarted and its frame dropped' : 'dropping its frame';
+      process.emitWarning(`zeromq channel: decoder ${peer.key} did not answer within ${this.#opts.decodeTimeoutMs} ms${held.on}; ${done}${held.fix}`);
+      if (local) {
+        local.killedHung = true;
+        local.proc.kill('SIGKILL'); // restarted on exit, at once: no crash
+      }
       this.#forget(peer.key, this.#opts.decodeTimeoutMs);
     }
   }
