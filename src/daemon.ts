@@ -11,6 +11,7 @@ import { createChannelFor } from './channel/create-channel.js';
 import { checkZeromqKey } from './channel/zeromq-key.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
 import type { JpegFrame } from './channel/messages.js';
+import { frameName } from './decode/decode-to-frame.js';
 import { CountStore } from './store/count-store.js';
 import { createSource } from './source/create-source.js';
 import { abortableSleep } from './source/abortable-sleep.js';
@@ -795,7 +796,7 @@ export class Daemon implements AsyncDisposable {
   /**
    * While close() runs: what it is waiting for, said to a user whose Ctrl-C seemed to do nothing (with a decoder
    * stopped or busy on a slow frame, the close waits up to its timeout for that frame, then for the decoders to exit:
-   * about 8 s without a word). Undefined when not closing, or closed.
+   * about 8 s without a word), naming the decoders and the frames they hold. Undefined when not closing, or closed.
    */
   closeWaitingFor(): string | undefined {
     const wait = this.#closeWait;
@@ -804,8 +805,13 @@ export class Daemon implements AsyncDisposable {
     if (wait.step === 'analysis') return 'the analyzer to finish the frames it holds';
     const n = this.#channel.stats().inFlight;
     if (n === 0) return 'the decoders to stop';
+    // Which decoder holds which camera's frame, as the hung-decoder warnings name them (it said only "2 frame(s)").
+    const held = this.#channel.framesAtDecoders().map((h) => `${h.decoder} holding ${frameName(h.frame.cameraId, h.frame.seq)} for ${(h.heldMs / 1000).toFixed(1)} s`);
+    const queued = n - held.length;
+    if (queued > 0) held.push(held.length === 0 ? `${queued} frame(s) waiting for a decoder` : `${queued} more frame(s) queued`);
+    const what = held.length === 1 ? held[0] : `${held.slice(0, -1).join(', ')}, and ${held.at(-1)}`;
     return (
-      `${n} frame(s) at or waiting for the decoders (up to ${wait.timeoutMs / 1000} s: a decoder that does not answer, stopped or busy on a slow ` +
+      `${what} (up to ${wait.timeoutMs / 1000} s: a decoder that does not answer, stopped or busy on a slow ` +
       'frame, is waited for that long), then the decoders to stop'
     );
   }

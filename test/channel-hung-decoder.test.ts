@@ -148,6 +148,11 @@ describe.each(CASES)('channel $label', (c) => {
     const cam = c.slow(ch, 1_500);
     submit(ch, cam, 1);
     submit(ch, 'cam', 2);
+    // Meanwhile the channel names the decoder that holds it and the frame (what a close says it waits for).
+    let held = ch.framesAtDecoders();
+    for (const end = Date.now() + 1_000; held.length === 0 && Date.now() < end; held = ch.framesAtDecoders()) await new Promise((r) => setTimeout(r, 20));
+    expect(held.map((h) => [h.frame.cameraId, h.frame.seq])).toEqual([[cam, 1]]);
+    expect(held[0]!.decoder).toMatch(c.label === 'shared' ? /^decoder thread \d+$/ : /^decoder 0 \(pid \d+\)$/);
     for (const s of [1, 2]) {
       const out = await nextWithin(ch, 'a slow decode', 10_000);
       expect(out.kind === 'frame' && out.frame.seq).toBe(s);

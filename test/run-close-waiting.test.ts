@@ -46,7 +46,8 @@ test.skipIf(process.platform !== 'linux')('run says what it waits for after a Ct
   await until('word of what the close waits for', () => /still stopping/.test(cli.stderr()), 30_000, cli.stderr);
   expect(cli.proc.exitCode).toBeNull(); // said while it waits, not at the end
   expect(cli.stderr()).toMatch(
-    /still stopping: waiting for \d+ frame\(s\) at or waiting for the decoders \(up to 5 s: a decoder that does not answer, stopped or busy on a slow frame, is waited for that long\), then the decoders to stop; Ctrl-C again stops at once \(counts stored; frames still at the decoders not analysed\)/,
+    // Naming the decoder and the frame it holds (it said "waiting for 2 frame(s) at or waiting for the decoders").
+    new RegExp(`still stopping: waiting for decoder 0 \\(pid ${decoder}\\) holding camera sim frame \\d+ for \\d+\\.\\d s(, and \\d+ more frame\\(s\\) queued)? \\(up to 5 s: a decoder that does not answer, stopped or busy on a slow frame, is waited for that long\\), then the decoders to stop; Ctrl-C again stops at once \\(counts stored; frames still at the decoders not analysed\\)`),
   );
   cli.proc.kill('SIGINT');
   const result = await cli.done;

@@ -30,6 +30,13 @@ export interface ChannelStats {
   remoteDecoderLostAt?: number | null;
 }
 
+/** A frame a decoder holds now: which decoder (as its warnings name it), and for how long (ms). */
+export interface FrameAtDecoder {
+  readonly decoder: string;
+  readonly frame: JpegFrame;
+  readonly heldMs: number;
+}
+
 export interface FrameChannelOptions {
   /** Maximum frames in flight (queued for decode, decoding, or decoded but undelivered). Beyond it one is dropped (see InFlightQueue). */
   readonly maxInFlight: number;
@@ -61,6 +68,8 @@ export interface FrameChannel extends AsyncDisposable {
   /** Next decoded frame or decode failure, in submission order per camera; null once closed and drained. */
   next(): Promise<ChannelOutput | null>;
   stats(): ChannelStats;
+  /** The frames at decoders now, each with the decoder holding it (what a close waits for; see Daemon.closeWaitingFor). */
+  framesAtDecoders(): FrameAtDecoder[];
   /** Stops accepting frames, drains what is in flight for at most `timeoutMs`, stops decoders. Idempotent. */
   close(timeoutMs?: number): Promise<void>;
 }

@@ -4,7 +4,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ChannelError } from '../errors.js';
-import type { ChannelStats, FrameChannel, FrameChannelOptions } from './frame-channel.js';
+import type { ChannelStats, FrameAtDecoder, FrameChannel, FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
 import { heldFrameNote, Watchdog } from './watchdog.js';
 import { killWithParent, restartDelayMs, stopChild } from './decoder-process.js';
@@ -218,6 +218,14 @@ export class IpcChannel implements FrameChannel {
 
   stats(): ChannelStats {
     return this.#queue.stats(this.name, this.#restarts);
+  }
+
+  framesAtDecoders(): FrameAtDecoder[] {
+    const now = Date.now();
+    return this.#decoders.flatMap((dec) => {
+      const frame = dec?.job == null ? undefined : this.#queue.frameOf(dec.job);
+      return frame ? [{ decoder: `decoder ${dec.index} (pid ${dec.proc.pid})`, frame, heldMs: now - dec.jobSince }] : [];
+    });
   }
 
   /** Process ids of the decoder children (for tests and stats). */

@@ -6,7 +6,7 @@ import { Piscina } from 'piscina';
 import { ChannelError, TrafficCounterError } from '../errors.js';
 import { createDecoder } from '../decode/decode-jpeg.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
-import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
+import { stripUndefined, type ChannelStats, type FrameAtDecoder, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
 import { heldFrameNote, Watchdog } from './watchdog.js';
 import type { ChannelOutput, DecodeLimits, DecodedFrame, JpegFrame, SharedDecodeTask, SharedRingInit } from './messages.js';
@@ -271,6 +271,18 @@ export class SharedMemoryChannel implements FrameChannel {
   /** Bytes of shared memory the ring holds for pixels (slots × slot size). */
   get sharedBytes(): number {
     return this.#ring.pixelBuffer.byteLength;
+  }
+
+  framesAtDecoders(): FrameAtDecoder[] {
+    const now = Date.now();
+    const held: FrameAtDecoder[] = [];
+    for (let slot = 0; slot < this.#ring.slotCount; slot++) {
+      // A slot no thread has taken yet is a frame waiting for a decoder, not one a decoder holds.
+      const thread = this.#ring.state(slot) === SLOT_DECODING ? this.#ring.thread(slot) : 0;
+      const frame = thread === 0 ? undefined : this.#queue.frameOf(this.#slotJob[slot]!);
+      if (frame) held.push({ decoder: `decoder thread ${thread}`, frame, heldMs: now - this.#slotSince[slot]! });
+    }
+    return held;
   }
 
   stats(): ChannelStats {

@@ -18,7 +18,7 @@ import { createDecoder, overMegapixels } from '../decode/decode-jpeg.js';
 import { isDecodeScale } from '../decode/decode-scale.js';
 import { asBuffer } from '../decode/ipc-bytes.js';
 import { DECODER_NICE } from '../decode/decoder-priority.js';
-import { stripUndefined, type ChannelStats, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
+import { stripUndefined, type ChannelStats, type FrameAtDecoder, type FrameChannel, type FrameChannelOptions } from './frame-channel.js';
 import { InFlightQueue, decodeRequest, type InFlightEntry } from './in-flight-queue.js';
 import { heldFrameNote, Watchdog, WATCHDOG_MS } from './watchdog.js';
 import { frameName } from '../decode/decode-to-frame.js';
@@ -687,6 +687,16 @@ export class ZeromqChannel implements FrameChannel {
     let remote = 0;
     for (const p of this.#peers.values()) if (p.local === undefined) remote++;
     return { ...stats, endpoint: this.endpoint, remoteDecoders: remote, remoteDecoderLostAt: this.#remoteLostAt };
+  }
+
+  framesAtDecoders(): FrameAtDecoder[] {
+    const now = Date.now();
+    return [...this.#peers.values()].flatMap((peer) => {
+      if (peer.job === null || this.#queue.frameOf(peer.job.id) === undefined) return [];
+      const local = peer.local === undefined ? undefined : this.#locals[peer.local];
+      const decoder = local ? `decoder ${local.index} (pid ${local.proc.pid})` : `remote decoder ${peer.key}`;
+      return [{ decoder, frame: peer.job.frame, heldMs: now - peer.jobSince }];
+    });
   }
 
   /** Connected decoders (local and remote). */
