@@ -150,11 +150,14 @@ describe('InFlightQueue', () => {
       expect((await q.next())?.kind).toBe('frame');
       expect(await send('big', seq++)).toBe('decoder');
       q.hung(q.decoding()[0]!.id, 1_000); // one hang: maybe the decoder's, not the camera's
+      expect(await send('cam', seq++)).toBe('decoder'); // the decoders work for another camera meanwhile
+      q.complete(q.decoding()[0]!.id, decoded(cam('cam', seq - 1)));
+      expect((await q.next())?.kind).toBe('frame');
       expect(await send('big', seq++)).toBe('decoder');
       q.hung(q.decoding()[0]!.id, 1_000);
       expect(await send('big', seq++)).toBe('TC_ERR_DECODE_TIMEOUT');
       expect(await send('cam', seq++)).toBe('decoder'); // the other cameras' frames are decoded as ever
-      q.complete(q.decoding()[0]!.id, decoded(cam('cam', 4)));
+      q.complete(q.decoding()[0]!.id, decoded(cam('cam', seq - 1)));
       expect((await q.next())?.kind).toBe('frame');
       vi.setSystemTime(Date.now() + 9_900);
       expect(await send('big', seq++)).toBe('TC_ERR_DECODE_TIMEOUT');
@@ -177,6 +180,30 @@ describe('InFlightQueue', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  test('frames of every camera hanging in turn (decoders stopped, the machine swapping) skip no camera: the decoders were at fault', async () => {
+    // Two cameras, then a stall: each camera's frames hung twice with nothing answered between, and both cameras were
+    // skipped for 10 decode timeouts once the decoders were back, losing 10 s of counts on every camera.
+    const q = new InFlightQueue(8);
+    const cam = (cameraId: string, seq: number): JpegFrame => ({ cameraId, seq, capturedAt: seq, jpeg: new Uint8Array(1) });
+    const decoded = (f: JpegFrame) => ({ kind: 'frame' as const, frame: { cameraId: f.cameraId, seq: f.seq, capturedAt: 0, width: 1, height: 1, scale: 1 as const, data: new Uint8Array(4), decodeMs: 1, release() {} } });
+    let seq = 0;
+    for (const id of ['a', 'b']) {
+      const e = q.push(cam(id, seq++), LIMITS)!;
+      q.toDecoder(e);
+      q.complete(e.id, decoded(e.frame));
+      expect((await q.next())?.kind).toBe('frame');
+    }
+    for (const id of ['a', 'b', 'a', 'b', 'a']) {
+      const e = q.push(cam(id, seq++), LIMITS)!;
+      expect(e.state).toBe('pending');
+      q.toDecoder(e);
+      q.hung(e.id, 1_000);
+    }
+    // The decoders are back: both cameras' frames go to them.
+    for (const id of ['a', 'b']) expect(q.push(cam(id, seq++), LIMITS)!.state, `camera ${id}`).toBe('pending');
+    expect(q.stats('test', 0)).toMatchObject({ dropped: 5, decodeErrors: 0 });
   });
 
   test('a camera alone is never skipped for hung frames: there is no other camera to keep its frame rate for', async () => {

@@ -48,7 +48,10 @@ const SHARE_DECAY = 1 / 64;
 
 /**
  * A camera whose frames hung a decoder this many times in a row (no frame of it answered in between) is backed off:
- * one hang may be the decoder's (stopped, or the machine swapping), two in a row are the camera's frames.
+ * one hang may be the decoder's (stopped, or the machine swapping), two in a row are the camera's frames. A hang
+ * counts toward it only when the decoders answered another camera's frame since the camera's hang before: with
+ * nothing answered between, the decoders are what hangs, whatever frames they hold (every camera took two hangs in
+ * a row from a stall of the decoders, and all were skipped for 10 decode timeouts once the decoders were back).
  */
 export const SLOW_CAMERA_STRIKES = 2;
 /** The longest a slow camera's frames are skipped before one is tried again (ms). */
@@ -79,7 +82,9 @@ export class InFlightQueue {
    * Per camera whose frames hung a decoder (dropped at decodeTimeoutMs): the hangs in a row, and until when (ms since
    * the epoch) its frames are answered as skipped instead of sent to a decoder. Gone at its next frame decoded.
    */
-  readonly #slow = new Map<string, { strikes: number; until: number; timeoutMs: number }>();
+  readonly #slow = new Map<string, { strikes: number; until: number; timeoutMs: number; answersAt: number }>();
+  /** Frames answered by a decoder (complete()), of every camera: whether the decoders worked between two hangs. */
+  #answers = 0;
   submitted = 0;
   dropped = 0;
   delivered = 0;
@@ -170,7 +175,7 @@ export class InFlightQueue {
     const secs = Math.ceil(slowCameraBackoffMs(slow.strikes, slow.timeoutMs) / 1000);
     const message =
       `${frameName(frame.cameraId, frame.seq)} not decoded: ${slow.strikes} of the camera's frames in a row took longer than ` +
-      `decodeTimeoutMs=${slow.timeoutMs} ms to decode and were dropped as hung, so its frames are skipped for ${secs} s (then one is tried again) ` +
+      `decodeTimeoutMs=${slow.timeoutMs} ms to decode and were dropped as hung, while other cameras' frames were decoded, so its frames are skipped for ${secs} s (then one is tried again) ` +
       `and the other cameras keep their frame rate; if its frames are this slow to decode (very large JPEGs), raise decodeTimeoutMs, ` +
       `use a faster decoder (jpeg-turbo) or lower the camera's resolution`;
     return { kind: 'error', failure: { type: 'decode-error', cameraId: frame.cameraId, seq: frame.seq, capturedAt: frame.capturedAt, code: 'TC_ERR_DECODE_TIMEOUT', message } };
@@ -189,11 +194,14 @@ export class InFlightQueue {
     const frame = this.frameOf(id);
     if (frame) {
       const cam = frame.cameraId;
-      const strikes = (this.#slow.get(cam)?.strikes ?? 0) + 1;
-      const until = strikes >= SLOW_CAMERA_STRIKES ? Date.now() + slowCameraBackoffMs(strikes, decodeTimeoutMs) : 0;
+      const prev = this.#slow.get(cam);
+      // Its record goes at its own next frame answered: any answer since its hang before was another camera's.
+      const counts = prev === undefined || this.#answers > prev.answersAt;
+      const strikes = (prev?.strikes ?? 0) + (counts ? 1 : 0);
+      const until = counts && strikes >= SLOW_CAMERA_STRIKES ? Date.now() + slowCameraBackoffMs(strikes, decodeTimeoutMs) : 0;
       // One per camera (deleted at its next frame decoded): bounded by the cameras, as #share is.
       this.#slow.delete(cam);
-      this.#slow.set(cam, { strikes, until, timeoutMs: decodeTimeoutMs });
+      this.#slow.set(cam, { strikes, until, timeoutMs: decodeTimeoutMs, answersAt: this.#answers });
       this.#served(cam);
       // Its frames already waiting for a decoder are skipped too: each would hang the next decoder.
       for (const e of this.#entries) {
@@ -277,6 +285,7 @@ export class InFlightQueue {
     }
     entry.state = 'done';
     entry.output = output;
+    this.#answers++;
     // A decoder answered for this camera in time: its frames are not hanging decoders.
     this.#slow.delete(entry.frame.cameraId);
     this.#deliver();
