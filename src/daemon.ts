@@ -270,9 +270,13 @@ export class Daemon implements AsyncDisposable {
       // The channel says each frame it drops as it drops it, so a camera's drops are counted when they happen, also
       // while none of its frames comes through (gaps in its sequence numbers, counted before, showed nothing then).
       let daemon: Daemon | undefined;
-      const channel = createChannelFor(config, (frame) => {
-        if (daemon) daemon.#dropped(frame);
-      });
+      const channel = createChannelFor(
+        config,
+        (frame) => {
+          if (daemon) daemon.#dropped(frame);
+        },
+        (message) => log.info(message),
+      );
       opened.unshift(() => channel.close());
       await channel.start();
       daemon = new Daemon(config, opts, store, channel);

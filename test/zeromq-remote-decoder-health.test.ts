@@ -2,6 +2,7 @@
 // must show how many are connected and when one was last lost. Before, a decoder going away was seen in the log
 // only (its channel figures in health read as before). /metrics must say the same, for an alert on "no decoder" (it
 // had no figure for remote decoders).
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import type { ChannelStats } from '../dist/src/channel/frame-channel.js';
@@ -12,10 +13,11 @@ import { startHttpServer } from '../dist/src/server/http-server.js';
 import { scene, serveSceneCamera, until } from './helpers/scene-camera.js';
 import { tempDir } from './helpers/temp-dir.js';
 
-it('shows in /api/health and /metrics the remote decoders connected, and when one was last lost', { timeout: 60_000 }, async () => {
+it('shows in /api/health and /metrics the remote decoders connected, and when one was last lost, and logs each joining and leaving', { timeout: 60_000 }, async () => {
   const url = await serveSceneCamera();
   const config = validateConfig({ db: join(tempDir(), 'counts.db'), channel: 'zeromq', zeromqEndpoint: 'tcp://127.0.0.1:0', decoders: 0, cameras: [{ ...scene.cameraConfig(), id: 'cam1', url, pollIntervalMs: 200 }] });
-  const daemon = await Daemon.start(config, { log: { info: () => {}, warn: () => {} } });
+  const said: string[] = [];
+  const daemon = await Daemon.start(config, { log: { info: (m) => said.push(m), warn: (m) => said.push(`warning: ${m}`) } });
   onTestFinished(() => daemon.close());
   const http = await startHttpServer({ dbPath: config.db, stats: () => daemon.stats(), latestImage: (id) => daemon.latestImage(id) });
   onTestFinished(() => http.close());
@@ -65,6 +67,13 @@ it('shows in /api/health and /metrics the remote decoders connected, and when on
   const last = (await channel()).remoteDecoderLostAt!;
   expect(last).toBeGreaterThanOrEqual(lost!);
   expect(await metrics()).toEqual([0, last / 1000]);
+
+  // The log said each one joining and leaving, naming it (HOST/PID/…), not only /api/health.
+  const id = `${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/${process.pid}/[0-9a-f]+`;
+  const lines = said.filter((m) => m.includes('remote decoder'));
+  expect(lines, said.join('\n')).toHaveLength(4);
+  expect(lines.slice(0, 2).join('\n')).toMatch(new RegExp(`^zeromq channel: remote decoder ${id} \\(jpeg-js\\) joined; 1 remote decoder\\(s\\) connected now\nzeromq channel: remote decoder ${id} \\(jpeg-js\\) joined; 2 remote decoder\\(s\\) connected now$`));
+  expect(lines.slice(2).join('\n')).toMatch(new RegExp(`^zeromq channel: remote decoder ${id} left \\(it said goodbye\\); 1 remote decoder\\(s\\) connected now\nzeromq channel: remote decoder ${id} left \\(it said goodbye\\); 0 remote decoder\\(s\\) connected now$`));
 });
 
 it('says in the camera\'s warnings since when no remote decoder is connected, once the last one was lost', { timeout: 60_000 }, async () => {

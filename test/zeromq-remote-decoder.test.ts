@@ -6,6 +6,7 @@ import { expect, onTestFinished, test } from 'vitest';
 import { ZeromqChannel } from '../dist/src/channel/zeromq-channel.js';
 import { runZeromqDecoder } from '../dist/src/decode/zeromq-decoder.js';
 import { LIMITS, makeJpeg, sha1 } from './helpers/jpeg-fixtures.js';
+import { warnings } from './helpers/warnings.js';
 
 function startDecoder(connect: string, onStatus?: (message: string) => void): { stop: () => Promise<void> } {
   const ac = new AbortController();
@@ -105,6 +106,26 @@ test('frames are decoded by remote decoders that connect, leave and come back', 
     expect(out?.kind === 'frame' && [out.frame.seq, sha1(out.frame.data)]).toEqual([s, frames[s]!.sha1]);
   }
   expect(ch.stats()).toMatchObject({ delivered: 6, dropped: 0, decoderRestarts: 0 });
+});
+
+test('a remote decoder that falls silent while idle is forgotten with a warning naming it (it went without a word)', { timeout: 30_000 }, async () => {
+  const said = warnings();
+  const joined: string[] = [];
+  const ch = new ZeromqChannel({ maxInFlight: 8, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0', onInfo: (m) => joined.push(m) });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  // Announces itself once, then says nothing, its connection up (libzmq answers the heartbeats): a hung decoder.
+  const { Dealer } = await import('zeromq');
+  const silent = new Dealer({ linger: 0, routingId: 'quiet-host/4242/ab12' });
+  onTestFinished(() => silent.close());
+  silent.connect(ch.endpoint);
+  await silent.send([JSON.stringify({ type: 'ready', decoder: 'jpeg-js', pid: 4242, host: 'quiet-host' })]);
+  await waitFor('the decoder', () => ch.decoderCount === 1);
+  expect(joined).toEqual(['zeromq channel: remote decoder quiet-host/4242/ab12 (jpeg-js) joined; 1 remote decoder(s) connected now']);
+  await waitFor('the silent decoder to be forgotten', () => ch.decoderCount === 0);
+  expect(said.filter((w) => w.includes('quiet-host'))).toEqual([
+    'zeromq channel: remote decoder quiet-host/4242/ab12 fell silent (no word from it for 5 s: stopped, or its host or link down); forgotten until it says it is ready again; 0 remote decoder(s) connected now',
+  ]);
 });
 
 test('a decoder that answers the wrong job loses that job (dropped, with a warning), and later frames still flow', async () => {

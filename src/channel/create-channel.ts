@@ -33,6 +33,8 @@ export interface CreateChannelOptions {
   readonly decodeTimeoutMs?: number;
   /** Told of each frame dropped (see FrameChannelOptions.onDropped). */
   readonly onDropped?: (frame: JpegFrame) => void;
+  /** zeromq only: told of remote decoders joining and leaving (see ZeromqChannelOptions.onInfo). */
+  readonly onInfo?: (message: string) => void;
 }
 
 export function createChannel(name: ChannelName, opts: CreateChannelOptions): FrameChannel {
@@ -46,7 +48,7 @@ export function createChannel(name: ChannelName, opts: CreateChannelOptions): Fr
     case 'ipc':
       return new IpcChannel({ ...base, serialization: opts.ipcSerialization, decodeTimeoutMs: opts.decodeTimeoutMs });
     case 'zeromq':
-      return new ZeromqChannel({ ...base, endpoint: opts.zeromqEndpoint, keyFile: opts.zeromqKeyFile, decodeTimeoutMs: opts.decodeTimeoutMs });
+      return new ZeromqChannel({ ...base, endpoint: opts.zeromqEndpoint, keyFile: opts.zeromqKeyFile, decodeTimeoutMs: opts.decodeTimeoutMs, onInfo: opts.onInfo });
     case 'shared':
       return new SharedMemoryChannel({ ...base, maxFrameWidth: opts.sharedMaxFrameWidth, maxFrameHeight: opts.sharedMaxFrameHeight, decodeTimeoutMs: opts.decodeTimeoutMs });
     default:
@@ -55,9 +57,10 @@ export function createChannel(name: ChannelName, opts: CreateChannelOptions): Fr
 }
 
 /** The channel a validated config asks for (the daemon and offline replay use the same one). */
-export function createChannelFor(config: Config, onDropped?: (frame: JpegFrame) => void): FrameChannel {
+export function createChannelFor(config: Config, onDropped?: (frame: JpegFrame) => void, onInfo?: (message: string) => void): FrameChannel {
   return createChannel(config.channel, {
     onDropped,
+    onInfo,
     maxInFlight: config.maxFramesInFlight,
     decoders: config.decoders,
     decoder: config.decoder,

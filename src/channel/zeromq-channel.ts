@@ -91,6 +91,8 @@ export interface ZeromqChannelOptions extends FrameChannelOptions {
    * '' (default) = none, allowed only for ipc:// and loopback tcp://.
    */
   readonly keyFile?: string;
+  /** Told of remote decoders joining and leaving with a goodbye, a line each (the daemon's log; default: not said). */
+  readonly onInfo?: (message: string) => void;
 }
 
 interface Peer {
@@ -160,7 +162,8 @@ class NotifyingRouter extends Router {
 
 export class ZeromqChannel implements FrameChannel {
   readonly name: string;
-  readonly #opts: Required<Omit<ZeromqChannelOptions, 'onDropped'>>;
+  readonly #opts: Required<Omit<ZeromqChannelOptions, 'onDropped' | 'onInfo'>>;
+  readonly #onInfo: ((message: string) => void) | undefined;
   readonly #queue: InFlightQueue;
   readonly #peers = new Map<string, Peer>();
   /** Per peer key, its failures and when it may be tried again (TRIAL_RETRY_MS); bounded by FAILURES_KEPT. */
@@ -199,7 +202,8 @@ export class ZeromqChannel implements FrameChannel {
   readonly #refusals = new Map<string, { atMs: number; since: number }>();
 
   constructor(opts: ZeromqChannelOptions) {
-    this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, decodeScale: 1, keyFile: '', ...stripUndefined(opts) } as Required<Omit<ZeromqChannelOptions, 'onDropped'>>;
+    this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, decodeScale: 1, keyFile: '', ...stripUndefined(opts) } as Required<Omit<ZeromqChannelOptions, 'onDropped' | 'onInfo'>>;
+    this.#onInfo = opts.onInfo;
     if (!Number.isInteger(opts.decoders) || opts.decoders < 0) throw new RangeError(`zeromq channel: decoders must be an integer >= 0, got ${opts.decoders}`);
     let ep = this.#opts.endpoint;
     if (ep === '') {
@@ -372,12 +376,24 @@ export class ZeromqChannel implements FrameChannel {
   #disconnected(key: string): void {
     const peer = this.#peers.get(key);
     if (!peer) return;
-    if (peer.local === undefined && !this.#closing) {
-      const frame = peer.job === null ? undefined : this.#queue.frameOf(peer.job.id);
-      const dropped = frame === undefined || this.#holders(peer.job!.id) > 1 ? '' : `; its ${frameName(frame.cameraId, frame.seq)} is dropped`;
-      process.emitWarning(`zeromq channel: remote decoder ${key} went away: its connection closed without a goodbye (the decoder was stopped or killed, or its host or link went down)${dropped}`);
-    }
+    const dropped = this.#droppedWith(peer);
     this.#forget(key);
+    if (peer.local === undefined && !this.#closing) {
+      process.emitWarning(`zeromq channel: remote decoder ${key} went away: its connection closed without a goodbye (the decoder was stopped or killed, or its host or link went down)${dropped}${this.#remoteNow()}`);
+    }
+  }
+
+  /** What a message about `peer` leaving says of the frame it held, dropped with it (not when another decoder has it too). */
+  #droppedWith(peer: Peer): string {
+    const frame = peer.job === null ? undefined : this.#queue.frameOf(peer.job.id);
+    return frame === undefined || this.#holders(peer.job!.id) > 1 ? '' : `; its ${frameName(frame.cameraId, frame.seq)} is dropped`;
+  }
+
+  /** How many remote decoders are connected now, for the lines that say one joined or left. */
+  #remoteNow(): string {
+    let n = 0;
+    for (const p of this.#peers.values()) if (p.local === undefined) n++;
+    return `; ${n} remote decoder(s) connected now`;
   }
 
   /**
@@ -449,7 +465,11 @@ export class ZeromqChannel implements FrameChannel {
       return;
     }
     if (msg.type === 'bye') {
+      const peer = this.#peers.get(key);
+      const dropped = peer ? this.#droppedWith(peer) : '';
       this.#forget(key);
+      // Said, as its joining is: before, only /api/health showed remote decoders come and go.
+      if (peer && peer.local === undefined && !this.#closing) this.#onInfo?.(`zeromq channel: remote decoder ${key} left (it said goodbye)${dropped}${this.#remoteNow()}`);
       return;
     }
     let peer = this.#peers.get(key);
@@ -458,6 +478,10 @@ export class ZeromqChannel implements FrameChannel {
       const now = Date.now();
       peer = { key, id: parts[0]!, num: ++this.#peerNum, idle: false, job: null, jobSince: now, heardAt: now, proven: false, msPerKB: undefined, local: local?.index };
       this.#peers.set(key, peer);
+      if (!local && !this.#closing) {
+        const what = msg.type === 'ready' && typeof msg.decoder === 'string' ? ` (${msg.decoder})` : '';
+        this.#onInfo?.(`zeromq channel: remote decoder ${key}${what} joined${this.#remoteNow()}`);
+      }
       if (local && !local.ready) {
         local.ready = true;
         local.onReady?.();
@@ -657,7 +681,13 @@ export class ZeromqChannel implements FrameChannel {
       if (peer.job === null) {
         // A remote decoder gone without 'bye' (killed, host down) would never be sent a job to fail on under light
         // load. Local children are not judged so: their exit says when they die.
-        if (onTime && peer.local === undefined && now - peer.heardAt > IDLE_PEER_SILENCE_MS) this.#forget(peer.key);
+        if (onTime && peer.local === undefined && now - peer.heardAt > IDLE_PEER_SILENCE_MS) {
+          this.#forget(peer.key);
+          process.emitWarning(
+            `zeromq channel: remote decoder ${peer.key} fell silent (no word from it for ${IDLE_PEER_SILENCE_MS / 1000} s: stopped, or its host or link ` +
+              `down); forgotten until it says it is ready again${this.#remoteNow()}`,
+          );
+        }
         continue;
       }
       if (now - peer.jobSince < this.#opts.decodeTimeoutMs) continue;
