@@ -164,6 +164,32 @@ test('a decoder with a key file at a daemon without one is told so, and gets no 
   expect(ch.decoderCount).toBe(0);
 });
 
+test('a decoder refused for its key, again and again, is one warning in the daemon\'s log, naming the fix, not two', async () => {
+  // Without the key it was said twice at once, by turns: "refused a peer … that has no key …" when the daemon found
+  // it, and "a peer … hung up during the handshake (Broken pipe): …" when the decoder hung up first.
+  for (const withKey of [false, true]) {
+    const { ch, keyFile } = await keyedChannel();
+    const seen = warnings();
+    const otherKey = join(tempDir(), `other-${withKey}.key`);
+    if (withKey) await writeZeromqKeyFile(otherKey);
+    // Two such decoders, each trying again after about 1 s and 2 s: six refused handshakes.
+    const decs = [0, 1].map(() => startCli(['decoder', '--connect', ch.endpoint, ...(withKey ? ['--key-file', otherKey] : [])]));
+    await waitFor('the decoders to try three times', () => decs.every((d) => d.stderr().includes('(3 attempts)')));
+    for (const d of decs) d.proc.kill();
+    await new Promise((r) => setTimeout(r, 2_500)); // past the wait for a refusal that explains a hang-up
+    const lines = seen.filter((w) => w.includes(ch.endpoint));
+    const noKey = [
+      `zeromq channel: refused a peer on ${ch.endpoint} that has no key (a decoder without --key-file?): this endpoint needs the key file ${keyFile}; give the decoder a copy of it (--key-file)`,
+      `zeromq channel: a peer on ${ch.endpoint} hung up during the handshake (Broken pipe): most likely a decoder without this daemon's key file (${keyFile}) or with another one; give it a copy of that file (--key-file)`,
+    ];
+    const otherFile = `zeromq channel: refused a peer on ${ch.endpoint} whose key file is not this daemon's (${keyFile}); give it a copy of that file (--key-file)`;
+    expect(lines, lines.join('\n')).toHaveLength(1);
+    if (withKey) expect(lines[0]).toBe(otherFile);
+    else expect(noKey).toContain(lines[0]);
+    await ch.close();
+  }
+});
+
 test('a flood of peers without the key neither stops a decoder with it nor floods the log', async () => {
   const { ch, keyFile } = await keyedChannel();
   const seen = warnings();

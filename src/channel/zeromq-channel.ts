@@ -26,6 +26,7 @@ import { killWithParent, restartDelayMs, stopChild } from './decoder-process.js'
 import type { ChannelOutput, DecodeLimits, FrameHeader, JpegFrame, ZmqDecodeJob, ZmqFromDecoder } from './messages.js';
 import { readZeromqKeyFile, requireKeyForEndpoint, type ZeromqKey } from './zeromq-key.js';
 import { ZapHandler } from './zeromq-zap.js';
+import { RefusalLog } from './zeromq-refusals.js';
 import { privateIpcFile, refuseTakenIpcPath, removeStaleIpcFiles } from './ipc-socket-file.js';
 
 const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', import.meta.url));
@@ -64,8 +65,6 @@ const MESSAGE_TYPES = new Set<unknown>(['ready', 'bye', 'frame', 'decode-error']
  */
 const HEDGE_FACTOR = 5;
 const HEDGE_MIN_MS = 300;
-/** A kind of refused peer (see #refused) is said at most this often. */
-const REFUSAL_REPEAT_MS = 60_000;
 
 /** A frame's JPEG in KB, at least 1: what a decoder's time per KB is measured and judged by (a tiny JPEG costs the fixed part). */
 function jpegKB(frame: JpegFrame): number {
@@ -194,12 +193,8 @@ export class ZeromqChannel implements FrameChannel {
   readonly #keyFile: string;
   readonly #context: Context | undefined;
   #zap: ZapHandler | undefined;
-  /**
-   * Refused peers are told rate-limited, per cause (a small fixed set): once, then at most once per
-   * REFUSAL_REPEAT_MS with the count since. Not every 100th (RepeatLog): a peer can be refused thousands of times a
-   * second, and anyone who reaches the port can do it.
-   */
-  readonly #refusals = new Map<string, { atMs: number; since: number }>();
+  /** Refused peers, told rate-limited per cause, a hang-up only when no refusal with a cause explains it. */
+  readonly #refusals = new RefusalLog((what) => process.emitWarning(`zeromq channel: ${what}`));
 
   constructor(opts: ZeromqChannelOptions) {
     this.#opts = { endpoint: '', startTimeoutMs: 15_000, decodeTimeoutMs: 10_000, decoderNice: DECODER_NICE, decodeScale: 1, keyFile: '', ...stripUndefined(opts) } as Required<Omit<ZeromqChannelOptions, 'onDropped' | 'onInfo'>>;
@@ -249,35 +244,26 @@ export class ZeromqChannel implements FrameChannel {
     });
   }
 
-  /** A peer refused (wrong key, no key), told once per cause and then at most once per REFUSAL_REPEAT_MS. */
-  #refused(cause: string, what: string): void {
-    const now = Date.now();
-    const seen = this.#refusals.get(cause);
-    const since = (seen?.since ?? 0) + 1;
-    if (seen !== undefined && now - seen.atMs < REFUSAL_REPEAT_MS) {
-      seen.since = since;
-      return;
-    }
-    this.#refusals.set(cause, { atMs: now, since: 0 });
-    process.emitWarning(`zeromq channel: ${what}${since > 1 ? ` (${since} refusals of this kind since last said)` : ''}`);
-  }
-
   /** With a key: the ZAP handler, and the refusals libzmq makes before asking it (no key, another server key). */
   async #startKeyCheck(): Promise<void> {
     if (this.#key === undefined) return;
     this.#zap = await ZapHandler.start(this.#context!, this.#key.publicKey, (address) =>
-      this.#refused('key', `refused a decoder from ${address} on ${this.endpoint}: it presented a key that is not this daemon's (zeromqKeyFile ${this.#keyFile}); give it a copy of that file (--key-file)`),
+      this.#refusals.refused('key', `refused a decoder from ${address} on ${this.endpoint}: it presented a key that is not this daemon's (zeromqKeyFile ${this.#keyFile}); give it a copy of that file (--key-file)`),
     );
     // libzmq names only the endpoint here, not the peer's address: the handshake failed before the ZAP request.
     this.#router.events.on('handshake:error:protocol', (ev: EventOfType<'handshake:error:protocol'>) => {
       const code = ev.error.code;
-      if (code === 'ERR_ZMTP_MECHANISM_MISMATCH') this.#refused(code, `refused a peer on ${this.endpoint} that has no key (a decoder without --key-file?): this endpoint needs the key file ${this.#keyFile}`);
-      else if (code === 'ERR_ZMTP_CRYPTOGRAPHIC') this.#refused(code, `refused a peer on ${this.endpoint} whose key file is not this daemon's (${this.#keyFile}); give it a copy of that file (--key-file)`);
-      else this.#refused(String(code), `refused a peer on ${this.endpoint}: handshake failed (${ev.error.message}${code ? `, ${code}` : ''})`);
+      const refused = (what: string): void => this.#refusals.refused(String(code), `refused a peer on ${this.endpoint}${what}`);
+      if (code === 'ERR_ZMTP_MECHANISM_MISMATCH') refused(` that has no key (a decoder without --key-file?): this endpoint needs the key file ${this.#keyFile}; give the decoder a copy of it (--key-file)`);
+      else if (code === 'ERR_ZMTP_CRYPTOGRAPHIC') refused(` whose key file is not this daemon's (${this.#keyFile}); give it a copy of that file (--key-file)`);
+      else refused(`: handshake failed (${ev.error.message}${code ? `, ${code}` : ''})`);
     });
     // Whichever end finds the mismatch first hangs up: the other sees a broken pipe.
     this.#router.events.on('handshake:error:other', (ev: EventOfType<'handshake:error:other'>) => {
-      this.#refused('other', `a peer on ${this.endpoint} hung up during the handshake (${ev.error.message}): a decoder without this daemon's key file (${this.#keyFile}), or with another one?`);
+      this.#refusals.hungUp(
+        `a peer on ${this.endpoint} hung up during the handshake (${ev.error.message}): most likely a decoder without this daemon's key file ` +
+          `(${this.#keyFile}) or with another one; give it a copy of that file (--key-file)`,
+      );
     });
   }
 
@@ -754,6 +740,7 @@ export class ZeromqChannel implements FrameChannel {
     this.#router.close();
     await this.#receiving;
     // Only once the router is closed: a CURVE server with no ZAP handler lets in any client that knows its public key.
+    this.#refusals.close();
     await this.#zap?.close();
     if (this.#ipcFile) rmSync(this.#ipcFile, { force: true });
   }
