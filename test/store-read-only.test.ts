@@ -30,7 +30,7 @@ test('a read-only file or mount is told as such, with its fix; other failures ke
   const fix = writeFix('/data/counts.db', Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' }));
   expect(fix).toMatch(/^the database is read-only: make \/data\/counts\.db, its -wal and -shm files and its folder writable/);
   expect(writeFix('/data/counts.db', Object.assign(new Error('x'), { code: 'SQLITE_READONLY_DBMOVED' }))).toMatch(/read-only/);
-  expect(writeFix('/data/counts.db', Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toBe('check disk space and that no other process holds a write lock');
+  expect(writeFix('/data/counts.db', Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' }))).toBe('check disk space and that no other process holds a write lock');
   expect(writeFix('/data/counts.db', new Error('no code'))).toBe('check disk space and that no other process holds a write lock');
 });
 

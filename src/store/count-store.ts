@@ -10,8 +10,11 @@ import { StoreError, TrafficCounterError } from '../errors.js';
 import { selectCountRows } from './count-reader.js';
 import { WriterLock } from './writer-lock.js';
 import { migrate, refuseForeignDatabase } from './migrations.js';
+import { writeFix } from './write-fix.js';
 import { BUCKETS, BUCKET_MS, CLASS_COLUMNS, type Bucket, type CountRow, type QueryOptions, type QueryParams } from './query-counts.js';
 import { ID_RE } from '../config/ids.js';
+
+export { writeFix };
 
 export const STORE_DEFAULTS = {
   flushIntervalMs: 1_000, // automatic flush period (timer is unref'd)
@@ -51,40 +54,6 @@ export function dbFolderProblem(file: string): string | undefined {
     if (s?.isFile()) return `${file}: ${at} is a file, not a folder; give a database file path in a folder (--db, or "db" in the config)`;
     if (s?.isDirectory() || path.dirname(at) === at) return undefined;
   }
-}
-
-/** What to check when a write fails: the fix named by every write error below (see writeFix). */
-const WRITE_FIX = 'check disk space and that no other process holds a write lock';
-
-/**
- * The fix for a write SQLite refused: a read-only file or folder (SQLITE_READONLY: a file of another user, a read-only
- * mount, chmod a-w) is fixed by neither disk space nor a lock, which WRITE_FIX names for everything else.
- */
-export function writeFix(file: string, err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
-    // Which of them this user may not write: SQLite makes the -wal and -shm files with the database file's mode, so
-    // after an attempt on a chmod a-w file a read-only -shm stays behind, and making the file alone writable again
-    // (what the advice first brings to mind) still failed, with the same words.
-    const readOnly = notWritable([file, `${file}-wal`, `${file}-shm`, path.dirname(file)]);
-    if (readOnly.length > 0) {
-      return `the database is read-only: make ${readOnly.join(', ')} writable by the user the daemon runs as (${readOnly.length === 1 ? 'it is' : 'they are'} not), or the mount read-write, or give it another --db`;
-    }
-    return `the database is read-only: make ${file}, its -wal and -shm files and its folder writable by the user the daemon runs as (or the mount read-write), or give it another --db`;
-  }
-  return WRITE_FIX;
-}
-
-/** Those of the paths that exist and this process may not write (a missing one is SQLite's to create). */
-function notWritable(paths: readonly string[]): string[] {
-  return paths.filter((p) => {
-    try {
-      fs.accessSync(p, fs.constants.W_OK);
-      return false;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code !== 'ENOENT';
-    }
-  });
 }
 
 export interface CountStoreOptions {

@@ -7,6 +7,7 @@
 import type { Database } from 'better-sqlite3';
 import { StoreError } from '../errors.js';
 import path from 'node:path';
+import { refusedWriteFix } from './write-fix.js';
 
 /** The count columns of every roll-up table: totals plus a split by vehicle class. */
 const COUNT_COLUMNS = `
@@ -156,7 +157,9 @@ export function migrate(db: Database, file: string): void {
         db.pragma(`user_version = ${v + 1}`);
       }).immediate();
     } catch (err) {
-      throw new StoreError(`${file}: could not upgrade the database schema to version ${v + 1} (${(err as Error).message}); check the file is a traffic-counter database and writable`, { cause: err });
+      if (err instanceof StoreError) throw err;
+      const fix = refusedWriteFix(file, err) ?? 'check the file is a traffic-counter database and writable';
+      throw new StoreError(`${file}: could not upgrade the database schema to version ${v + 1} (${(err as Error).message}); ${fix}`, { cause: err });
     }
   }
 }

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { Database } from './sqlite-driver.js';
 import type { Database as Db } from 'better-sqlite3';
 import { StoreError } from '../errors.js';
+import { refusedWriteFix } from './write-fix.js';
 
 export class WriterLock {
   #db: Db | undefined;
@@ -70,7 +71,8 @@ export class WriterLock {
       if (db?.inTransaction) db.exec('ROLLBACK');
       db?.close();
       if (busy) throw new StoreError(heldMessage(file, owner));
-      throw new StoreError(`${lockFile}: cannot take the database's writer lock (${(err as Error).message}); check that its folder is writable`, { cause: err });
+      const fix = refusedWriteFix(file, err) ?? 'check that its folder is writable';
+      throw new StoreError(`${lockFile}: cannot take the database's writer lock (${(err as Error).message}); ${fix}`, { cause: err });
     }
   }
 
