@@ -372,11 +372,16 @@ export class Daemon implements AsyncDisposable {
         this.#log.warn(
           `camera ${camera.id}: the database ${this.config.db} already holds camera "${old}", the same id but for case ` +
             `(renamed between runs?); the two are counted apart, so the API and \`query\` show two cameras: ` +
-            `set cameras[${i}].id back to "${old}" to go on counting under it, or read its history with ` +
+            `set cameras[${i}].id${this.#inConfig()} back to "${old}" to go on counting under it, or read its history with ` +
             `\`traffic-counter query --db ${this.config.db} --bucket day --camera ${old}\``,
         );
       }
     }
+  }
+
+  /** Where a config key named in a start-up warning is: ` in --config FILE`, or nothing when no file gave the cameras. */
+  #inConfig(): string {
+    return this.#opts.configFile === undefined ? '' : ` in --config ${this.#opts.configFile}`;
   }
 
   /**
@@ -392,7 +397,7 @@ export class Daemon implements AsyncDisposable {
         this.#log.warn(
           `camera ${camera.id} line ${line.id}: the database ${this.config.db} already holds line "${old}" of this camera, the same ` +
             `id but for case (renamed between runs?); the two are counted apart, so the API and \`query\` show two lines: ` +
-            `set cameras[${i}].lines[${j}].id back to "${old}" to go on counting under it, or read its history with ` +
+            `set cameras[${i}].lines[${j}].id${this.#inConfig()} back to "${old}" to go on counting under it, or read its history with ` +
             `\`traffic-counter query --db ${this.config.db} --bucket day --camera ${camera.id} --line ${old}\``,
         );
       }

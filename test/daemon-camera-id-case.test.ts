@@ -15,10 +15,10 @@ import { tempDir } from './helpers/temp-dir.js';
 const line: LineConfig = { id: 'north', from: [0, 8], to: [16, 8] };
 
 /** Starts a daemon on `db` with one camera `id` (counting `lines`); returns what it warned at start. */
-async function warningsAtStart(db: string, id: string, url: string, lines: LineConfig[] = [line]): Promise<string[]> {
+async function warningsAtStart(db: string, id: string, url: string, lines: LineConfig[] = [line], configFile?: string): Promise<string[]> {
   const config = validateConfig({ db, cameras: [{ id, url, pollIntervalMs: 1000, roi: [[0, 0], [16, 0], [16, 16], [0, 16]], lines }] });
   const warned: string[] = [];
-  const daemon = await Daemon.start(config, { log: { info: () => {}, warn: (m: string) => warned.push(m) } });
+  const daemon = await Daemon.start(config, { log: { info: () => {}, warn: (m: string) => warned.push(m) }, ...(configFile === undefined ? {} : { configFile }) });
   onTestFinished(() => daemon.close());
   await daemon.close();
   return warned;
@@ -85,4 +85,16 @@ it('warns once at start when a line of a stored camera is renamed only in case (
   expect(await warningsAtStart(db, 'cam1', cam.url)).toEqual([]);
   // Another camera's line of that name in another case is no rename.
   expect(await warningsAtStart(db, 'cam2', cam.url, [{ ...line, id: 'NORTH' }])).toEqual([]);
+});
+
+it('names the config file whose key the rename warnings point at, as other messages about a camera\'s keys do', { timeout: 30_000 }, async () => {
+  const db = join(tempDir(), 'counts.db');
+  const cam = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(makeJpeg(1)));
+  expect(await warningsAtStart(db, 'cam1', cam.url)).toEqual([]);
+  const warned = await warningsAtStart(db, 'Cam1', cam.url, [{ ...line, id: 'North' }], '/etc/tc/cameras.json');
+  expect(warned).toHaveLength(1);
+  expect(warned[0]).toContain('set cameras[0].id in --config /etc/tc/cameras.json back to "cam1" to go on counting under it');
+  expect(await warningsAtStart(db, 'cam1', cam.url, [{ ...line, id: 'North' }], '/etc/tc/cameras.json')).toEqual([
+    expect.stringContaining('set cameras[0].lines[0].id in --config /etc/tc/cameras.json back to "north" to go on counting under it'),
+  ]);
 });
