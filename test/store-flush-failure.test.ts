@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Database } from '../dist/src/store/sqlite-driver.js';
 import { expect, onTestFinished, test } from 'vitest';
 import type { CrossingEvent } from '../dist/src/analyze/analyzer-types.js';
+import { lockWrites } from './helpers/write-lock.js';
 import { CountStore, parseQueryParams } from '../dist/src/store/index.js';
 
 function tempDb(): string {
@@ -15,21 +16,6 @@ function tempDb(): string {
 
 function ev(trackId: number, timeMs: number): CrossingEvent {
   return { cameraId: 'cam1', lineId: 'a', direction: 'in', timeMs, trackId, vehicleClass: 'car', areaPx: 500, bbox: [0, 0, 10, 10], speedPxPerS: 20, framesSeen: 4 };
-}
-
-/** Another connection holding the write lock makes every write fail with SQLITE_BUSY. */
-function lockWrites(file: string): () => void {
-  const other = new Database(file);
-  other.exec('BEGIN IMMEDIATE');
-  let released = false;
-  const release = (): void => {
-    if (released) return;
-    released = true;
-    other.exec('ROLLBACK');
-    other.close();
-  };
-  onTestFinished(release);
-  return release;
 }
 
 test('a flush that fails keeps events and frame ticks, and the next flush writes them once', () => {

@@ -102,7 +102,21 @@ function fileIdentity(file: string): string | null {
 }
 
 /** What a store error reports: writes that failed (retried), or crossing details dropped after they failed too long. */
-export type StoreTrouble = 'writes' | 'details';
+export type StoreTrouble = 'writes' | 'details' | 'resolution';
+
+/**
+ * How long pending buckets keep their resolution while writes fail (event time, behind the newest pending minute):
+ * minutes older than PENDING_HORIZON_MS.minute are folded into their hour, hours older than PENDING_HORIZON_MS.hour
+ * into their day. Folding is done an hour (a day) at a time, so a camera line holds at most 1,500 pending minutes
+ * (25 h) and 768 pending hours (32 days), plus one pending day per day of the outage beyond that; a camera's frame
+ * accounting likewise. Nothing is counted less: hour and day totals stay exact, only the per-minute (per-hour) rows of
+ * those early parts of the outage are never written.
+ */
+export const PENDING_HORIZON_MS = Object.freeze({ minute: 24 * 3_600_000, hour: 31 * 86_400_000 });
+/** The extra span a fold waits for, so it runs once per hour (day) of event time, not once per minute. */
+const FOLD_STEP_MS = Object.freeze({ minute: 3_600_000, hour: 86_400_000 });
+/** Buckets a pending one of each size folds into. */
+const COARSER = Object.freeze({ minute: 'hour', hour: 'day' } as const);
 
 export interface LineTotal {
   readonly cameraId: string;
@@ -114,7 +128,7 @@ export interface LineTotal {
 export interface CountStoreStats {
   /** Event detail rows waiting for the next flush. */
   readonly pendingEvents: number;
-  /** (camera, line, minute) and (camera, minute) aggregates waiting for the next flush. */
+  /** (camera, line, bucket) and (camera, bucket) aggregates waiting for the next flush (minutes, and hours and days folded from them: see PENDING_HORIZON_MS). */
   readonly pendingBuckets: number;
   readonly flushes: number;
   readonly failedFlushes: number;
@@ -244,6 +258,8 @@ function prepareStatements(db: Db): Statements {
  * and the error goes to `onError`. Counts are aggregated per (camera, line, minute) as events arrive, so
  * they are never dropped; if failures persist past `maxPendingEvents` event detail rows, the oldest detail
  * rows are dropped (counted in stats().eventDetailsDropped and reported) while their counts stay pending.
+ * The pending buckets are bounded too: past a day of failing writes their oldest minutes are folded into hours, past
+ * 31 days their oldest hours into days (PENDING_HORIZON_MS), said once each to `onError` ('resolution').
  */
 export class CountStore implements AsyncDisposable {
   readonly file: string;
@@ -258,8 +274,20 @@ export class CountStore implements AsyncDisposable {
   readonly #queryStmts = new Map<string, Statement>();
 
   #events: CrossingEvent[] = [];
-  #counts = new Map<string, CountAgg>();
-  #frames = new Map<string, FrameAgg>();
+  /**
+   * Pending counts and frame accounting per bucket size: they arrive per minute; while writes fail, minutes older than
+   * a day (event time) are folded into their hour and hours older than 31 days into their day (PENDING_HORIZON_MS), so
+   * a long outage holds at most about 1,500 minutes and 768 hours per camera line (and per camera) plus one day per day
+   * past that, and loses no count: a flush writes a pending minute to its minute, hour and day rows, a folded hour to
+   * its hour and day rows, a folded day to its day row.
+   */
+  #counts: Record<Bucket, Map<string, CountAgg>> = { minute: new Map(), hour: new Map(), day: new Map() };
+  #frames: Record<Bucket, Map<string, FrameAgg>> = { minute: new Map(), hour: new Map(), day: new Map() };
+  /** The newest pending minute's start, and the oldest pending minute's and hour's (event time): see #bound(). */
+  #newestMs = -Infinity;
+  #oldestMs: Record<'minute' | 'hour', number> = { minute: Infinity, hour: Infinity };
+  /** The bucket sizes whose fold has been said in this failing spell (said once, again after a recovery). */
+  #foldSaid = new Set<Bucket>();
   /** Lines registered in this process, for totals() before anything crossed. */
   #lines = new Map<string, Set<string>>();
   /** Each registered camera's poll interval (ms): the time an expected frame stands for (monitored_ms). */
@@ -448,10 +476,11 @@ export class CountStore implements AsyncDisposable {
     for (const e of events) {
       const startMs = floorTo(e.timeMs, BUCKET_MS.minute);
       const key = `${e.cameraId}\0${e.lineId}\0${startMs}`;
-      let agg = this.#counts.get(key);
+      let agg = this.#counts.minute.get(key);
       if (!agg) {
         agg = { cameraId: e.cameraId, lineId: e.lineId, startMs, c: new Array<number>(COUNT_COLS.length).fill(0) };
-        this.#counts.set(key, agg);
+        this.#counts.minute.set(key, agg);
+        this.#newMinute(startMs);
       }
       const dir = e.direction === 'in' ? 0 : 1;
       agg.c[dir]++;
@@ -497,10 +526,11 @@ export class CountStore implements AsyncDisposable {
   #addFrames(cameraId: string, timeMs: number, delta: FrameTickDelta): void {
     const startMs = floorTo(timeMs, BUCKET_MS.minute);
     const key = `${cameraId}\0${startMs}`;
-    let agg = this.#frames.get(key);
+    let agg = this.#frames.minute.get(key);
     if (!agg) {
       agg = { cameraId, startMs, f: new Array<number>(FRAME_COLS.length).fill(0), m: 0 };
-      this.#frames.set(key, agg);
+      this.#frames.minute.set(key, agg);
+      this.#newMinute(startMs);
     }
     FRAME_DELTA_KEYS.forEach((k, i) => {
       agg.f[i] += delta[k] ?? 0;
@@ -512,10 +542,71 @@ export class CountStore implements AsyncDisposable {
     }
   }
 
+  /** A new pending minute: while writes fail, folds what is past the horizon once it is a step past it. */
+  #newMinute(startMs: number): void {
+    if (startMs > this.#newestMs) this.#newestMs = startMs;
+    if (startMs < this.#oldestMs.minute) this.#oldestMs.minute = startMs;
+    if (this.#failingSince === null) return;
+    for (const size of ['minute', 'hour'] as const) {
+      if (this.#newestMs - this.#oldestMs[size] >= PENDING_HORIZON_MS[size] + FOLD_STEP_MS[size]) this.#fold(size);
+    }
+  }
+
+  /** Folds the pending buckets of `size` older than its horizon into the next size up (see PENDING_HORIZON_MS). */
+  #fold(size: 'minute' | 'hour'): void {
+    const cutoff = this.#newestMs - PENDING_HORIZON_MS[size];
+    const into = COARSER[size];
+    const step = BUCKET_MS[into];
+    let folded = 0;
+    let oldest = Infinity;
+    let oldestInto = Infinity;
+    for (const [key, a] of this.#counts[size]) {
+      if (a.startMs >= cutoff) {
+        oldest = Math.min(oldest, a.startMs);
+        continue;
+      }
+      const startMs = floorTo(a.startMs, step);
+      const k = `${a.cameraId}\0${a.lineId}\0${startMs}`;
+      const acc = this.#counts[into].get(k);
+      if (acc) a.c.forEach((v, i) => (acc.c[i] += v));
+      else this.#counts[into].set(k, { cameraId: a.cameraId, lineId: a.lineId, startMs, c: [...a.c] });
+      this.#counts[size].delete(key);
+      oldestInto = Math.min(oldestInto, startMs);
+      folded++;
+    }
+    for (const [key, a] of this.#frames[size]) {
+      if (a.startMs >= cutoff) {
+        oldest = Math.min(oldest, a.startMs);
+        continue;
+      }
+      const startMs = floorTo(a.startMs, step);
+      const k = `${a.cameraId}\0${startMs}`;
+      const acc = this.#frames[into].get(k);
+      if (acc) {
+        a.f.forEach((v, i) => (acc.f[i] += v));
+        acc.m = addMonitored(acc.m, a.m);
+      } else this.#frames[into].set(k, { cameraId: a.cameraId, startMs, f: [...a.f], m: a.m });
+      this.#frames[size].delete(key);
+      oldestInto = Math.min(oldestInto, startMs);
+      folded++;
+    }
+    this.#oldestMs[size] = oldest;
+    if (into === 'hour') this.#oldestMs.hour = Math.min(this.#oldestMs.hour, oldestInto);
+    if (folded === 0 || this.#foldSaid.has(size)) return;
+    this.#foldSaid.add(size);
+    const horizon = size === 'minute' ? '24 h' : '31 days';
+    this.#onError(
+      new StoreError(
+        `${this.file}: writes have failed for over ${horizon} of counts; to bound the memory they take, pending ${size} buckets older than ${horizon} are folded into their ${into}s (from ${new Date(cutoff).toISOString()} back): every count is kept and the ${into} and day totals will be exact, only those ${size}s' own rows will be missing once the database accepts writes`,
+      ),
+      'resolution',
+    );
+  }
+
   #boundDetails(): void {
     const excess = this.#events.length - this.#opts.maxPendingEvents;
     if (excess <= 0) return;
-    // Drop the oldest details only; their counts are already in #counts.
+    // Drop the oldest details only; their counts are already in #counts.minute.
     this.#events.splice(0, excess);
     this.#detailsDropped += excess;
     this.#onError(
@@ -541,10 +632,12 @@ export class CountStore implements AsyncDisposable {
       this.#db.pragma(`busy_timeout = ${busyMs}`);
       this.#busyMs = busyMs;
     }
-    if (this.#events.length === 0 && this.#counts.size === 0 && this.#frames.size === 0) return;
+    if (this.#events.length === 0 && this.#pendingBuckets() === 0) return;
     const events = this.#events;
-    const counts = [...this.#counts.values()];
-    const frames = [...this.#frames.values()];
+    const pendingCounts = this.#counts;
+    const pendingFrames = this.#frames;
+    const nCounts = BUCKETS.reduce((n, b) => n + pendingCounts[b].size, 0);
+    const nFrames = BUCKETS.reduce((n, b) => n + pendingFrames[b].size, 0);
     const s = this.#stmts;
     /** The lines' first buckets of this run written by this flush (see #joining): settled once it commits. */
     const joined: [string, Bucket][] = [];
@@ -569,8 +662,11 @@ export class CountStore implements AsyncDisposable {
               finiteOrNull(e.framesSeen),
             );
           }
-          for (const bucket of BUCKETS) {
+          for (const [k, bucket] of BUCKETS.entries()) {
             const step = BUCKET_MS[bucket];
+            // A bucket's rows take the pending ones of its size and of the finer sizes (folded ones have no finer rows).
+            const counts = BUCKETS.slice(0, k + 1).flatMap((b) => [...pendingCounts[b].values()]);
+            const frames = BUCKETS.slice(0, k + 1).flatMap((b) => [...pendingFrames[b].values()]);
             // Fold minutes into hours/days in memory: one upsert per row instead of one per minute.
             const c = new Map<string, CountAgg>();
             for (const a of counts) {
@@ -605,7 +701,7 @@ export class CountStore implements AsyncDisposable {
       this.#failedFlushes++;
       this.#lastError = (err as Error).message;
       throw new StoreError(
-        `${this.file}: could not write ${events.length} events and ${counts.length + frames.length} pending buckets (${(err as Error).message}); they are kept and retried at the next flush — ${writeFix(this.file, err)}`,
+        `${this.file}: could not write ${events.length} events and ${nCounts + nFrames} pending buckets (${(err as Error).message}); they are kept and retried at the next flush — ${writeFix(this.file, err)}`,
         { cause: err },
       );
     }
@@ -616,8 +712,13 @@ export class CountStore implements AsyncDisposable {
       if (j?.size === 0) this.#joining.delete(cameraId);
     }
     this.#events = [];
-    this.#counts.clear();
-    this.#frames.clear();
+    for (const b of BUCKETS) {
+      this.#counts[b].clear();
+      this.#frames[b].clear();
+    }
+    this.#newestMs = -Infinity;
+    this.#oldestMs = { minute: Infinity, hour: Infinity };
+    this.#foldSaid.clear();
     this.#flushes++;
     if (this.#failingSince !== null) {
       const info = { failedFlushes: this.#failedInARow, failingSince: this.#failingSince };
@@ -679,7 +780,7 @@ export class CountStore implements AsyncDisposable {
       )
       .all(cameraId ?? null, cameraId ?? null) as { camera_id: string; line_id: string; i: number; o: number }[];
     for (const r of rows) add(r.camera_id, r.line_id, r.i, r.o);
-    for (const a of this.#counts.values()) add(a.cameraId, a.lineId, a.c[0], a.c[1]);
+    for (const b of BUCKETS) for (const a of this.#counts[b].values()) add(a.cameraId, a.lineId, a.c[0], a.c[1]);
     return [...acc.values()].sort((a, b) => (a.cameraId === b.cameraId ? cmp(a.lineId, b.lineId) : cmp(a.cameraId, b.cameraId)));
   }
 
@@ -716,13 +817,17 @@ export class CountStore implements AsyncDisposable {
   stats(): CountStoreStats {
     return {
       pendingEvents: this.#events.length,
-      pendingBuckets: this.#counts.size + this.#frames.size,
+      pendingBuckets: this.#pendingBuckets(),
       flushes: this.#flushes,
       failedFlushes: this.#failedFlushes,
       eventDetailsDropped: this.#detailsDropped,
       lastError: this.#lastError,
       failingSince: this.#failingSince,
     };
+  }
+
+  #pendingBuckets(): number {
+    return BUCKETS.reduce((n, b) => n + this.#counts[b].size + this.#frames[b].size, 0);
   }
 
   get closed(): boolean {
@@ -750,7 +855,7 @@ export class CountStore implements AsyncDisposable {
     clearInterval(this.#timer);
     let failure: StoreError | undefined;
     const pending = this.#events.length;
-    const buckets = this.#counts.size + this.#frames.size;
+    const buckets = this.#pendingBuckets();
     try {
       this.#flush(this.#opts.busyTimeoutMs);
     } catch (err) {
@@ -776,15 +881,18 @@ export class CountStore implements AsyncDisposable {
    */
   #unwrittenCounts(): string {
     const byLine = new Map<string, { cameraId: string; lineId: string; in: number; out: number; from: number; to: number }>();
-    for (const a of this.#counts.values()) {
-      const key = `${a.cameraId}\0${a.lineId}`;
-      const t = byLine.get(key);
-      if (t) {
-        t.in += a.c[0]!;
-        t.out += a.c[1]!;
-        t.from = Math.min(t.from, a.startMs);
-        t.to = Math.max(t.to, a.startMs + BUCKET_MS.minute);
-      } else byLine.set(key, { cameraId: a.cameraId, lineId: a.lineId, in: a.c[0]!, out: a.c[1]!, from: a.startMs, to: a.startMs + BUCKET_MS.minute });
+    for (const b of BUCKETS) {
+      for (const a of this.#counts[b].values()) {
+        const key = `${a.cameraId}\0${a.lineId}`;
+        const t = byLine.get(key);
+        const to = a.startMs + BUCKET_MS[b];
+        if (t) {
+          t.in += a.c[0]!;
+          t.out += a.c[1]!;
+          t.from = Math.min(t.from, a.startMs);
+          t.to = Math.max(t.to, to);
+        } else byLine.set(key, { cameraId: a.cameraId, lineId: a.lineId, in: a.c[0]!, out: a.c[1]!, from: a.startMs, to });
+      }
     }
     const lines = [...byLine.values()]
       .filter((t) => t.in + t.out > 0)
