@@ -127,3 +127,28 @@ test('--tz local names the zone as the machine is set (TZ), not by an older alia
   expect(typo[0]).toMatch(/^start \(UTC\) +camera/);
   expect(typo[2]).toMatch(/^2026-10-25T03:00:00\.000Z +cam1 +a /);
 });
+
+test('a local time the clocks skip is refused, naming the gap and what to give; over HTTP too (400); one they show, or a date, is read', async () => {
+  const berlin = (from: string) => parseQueryParams({ bucket: 'hour', tz: 'Europe/Berlin', from }, 'cli');
+  // Before: read silently as 03:30 CEST.
+  expect(() => berlin('2026-03-29T02:30')).toThrow(
+    '--from: 2026-03-29T02:30 is no time in Europe/Berlin: its clocks jump from 02:00 to 03:00 on 2026-03-29 (+01:00 to +02:00); give 2026-03-29T03:00 (the jump), or the time with its offset (2026-03-29T02:30+01:00 is 2026-03-29T03:30:00+02:00)',
+  );
+  expect(() => berlin('2026-03-29T02:00')).toThrow(/^--from: 2026-03-29T02:00 is no time in Europe\/Berlin/);
+  expect(() => berlin('20260329T0259')).toThrow(/^--from: 20260329T0259 is no time in Europe\/Berlin: .*\(2026-03-29T02:59\+01:00 is 2026-03-29T03:59:00\+02:00\)$/);
+  expect(() => parseQueryParams({ bucket: 'hour', tz: 'Australia/Lord_Howe', to: '2026-10-04T02:15' }, 'cli')).toThrow(
+    /^--to: 2026-10-04T02:15 is no time in Australia\/Lord_Howe: its clocks jump from 02:00 to 02:30 on 2026-10-04 \(\+10:30 to \+11:00\); give 2026-10-04T02:30/,
+  );
+  // Times the clocks show, a time with its offset, and the same local time in UTC are read as before.
+  expect(berlin('2026-03-29T01:59').fromMs).toBe(Date.parse('2026-03-29T00:59Z'));
+  expect(berlin('2026-03-29T03:00').fromMs).toBe(Date.parse('2026-03-29T01:00Z'));
+  expect(berlin('2026-03-29T02:30+01:00').fromMs).toBe(Date.parse('2026-03-29T01:30Z'));
+  expect(berlin('2026-03-29').fromMs).toBe(Date.parse('2026-03-28T23:00Z'));
+  expect(parseQueryParams({ bucket: 'hour', from: '2026-03-29T02:30' }, 'cli').fromMs).toBe(Date.parse('2026-03-29T02:30Z'));
+
+  const server = await startHttpServer({ dbPath: countDb(), port: 0 });
+  onTestFinished(() => server.close());
+  const bad = await fetch(`${server.url}/api/counts?bucket=hour&tz=Europe/Berlin&to=2026-03-29T02:30`);
+  expect(bad.status).toBe(400);
+  expect(((await bad.json()) as { error: QueryError }).error.message).toMatch(/^to: 2026-03-29T02:30 is no time in Europe\/Berlin: its clocks jump from 02:00 to 03:00/);
+});

@@ -5,7 +5,7 @@
 import { QueryError } from '../errors.js';
 import { VEHICLE_CLASSES, type Direction, type VehicleClass } from '../analyze/analyzer-types.js';
 import { ID_RE } from '../config/ids.js';
-import { TimeZone, canonicalTimeZone } from './time-zone.js';
+import { TimeZone, canonicalTimeZone, isoOffset } from './time-zone.js';
 
 export type Bucket = 'minute' | 'hour' | 'day';
 export type CountFormat = 'table' | 'csv' | 'json';
@@ -127,11 +127,16 @@ const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]
 /** ISO 8601's basic form with a time (20261207T0800, 20261207T080000Z, 20261207T080000+0100): no dashes or colons. */
 const ISO_BASIC_TIME_RE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(?:(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?:\d{2})?)?$/i;
 
+/** Filled by parseTimeInput when it read a time of day (not a date alone) in the time zone: that wall-clock time, as if UTC. */
+interface LocalReading {
+  wall?: number;
+}
+
 /**
  * Parses a time given as ISO 8601 (a time without a zone is taken in `timeZone`, UTC by default, like everything this
  * tool prints), a date (midnight there) or epoch milliseconds. Returns undefined when it is none of these.
  */
-export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefined {
+export function parseTimeInput(value: string, timeZone = 'UTC', local?: LocalReading): number | undefined {
   if (/^\d{1,15}$/.test(value)) return Number(value);
   // A '+' left unencoded in a URL's query arrives as a space: "2026-12-06T11:18:00 01:00" can only mean +01:00,
   // "2026-12-06T11:18 01" +01 (an hour offset alone, as ISO_RE takes it), "20261207T0800 0100" +0100.
@@ -141,7 +146,7 @@ export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefi
   const basic = ISO_BASIC_TIME_RE.exec(v);
   if (basic) {
     const [, y, mo, d, h, mi, s, frac, zone] = basic;
-    return parseTimeInput(`${y}-${mo}-${d}T${h}:${mi}${s ? `:${s}${frac ? `.${frac}` : ''}` : ''}${zone ?? ''}`, timeZone);
+    return parseTimeInput(`${y}-${mo}-${d}T${h}:${mi}${s ? `:${s}${frac ? `.${frac}` : ''}` : ''}${zone ?? ''}`, timeZone, local);
   }
   const m = ISO_RE.exec(v);
   if (!m) return undefined;
@@ -167,9 +172,27 @@ export function parseTimeInput(value: string, timeZone = 'UTC'): number | undefi
     if (offH > 23 || offM > 59) return undefined;
     ms -= sign * (offH * 60 + offM) * 60_000;
   } else if (!zone && timeZone !== 'UTC') {
+    if (local && m[4] !== undefined) local.wall = ms;
     ms = new TimeZone(timeZone).toInstant(ms);
   }
   return ms;
+}
+
+/**
+ * Why `value`, a local time with no zone (`asUtc`: its wall-clock time written as if UTC), names no instant in `timeZone` (the clocks skip it when they spring forward:
+ * it was read as the time that far after the jump, 02:30 as 03:30, without a word), or undefined. A date alone is
+ * not refused: where the clocks jump past midnight, its day starts at the jump.
+ */
+function skippedLocalTime(value: string, asUtc: number, timeZone: string): string | undefined {
+  const tz = new TimeZone(timeZone);
+  const gap = tz.skipped(asUtc);
+  if (gap === undefined) return undefined;
+  const wall = (ms: number): string => new Date(ms).toISOString().slice(0, ms % 60_000 === 0 ? 16 : 19);
+  return (
+    `${value} is no time in ${timeZone}: its clocks jump from ${wall(gap.fromWall).slice(11)} to ${wall(gap.toWall).slice(11)} on ${wall(gap.fromWall).slice(0, 10)} ` +
+    `(${isoOffset(gap.before)} to ${isoOffset(gap.after)}); give ${wall(gap.toWall)} (the jump), ` +
+    `or the time with its offset (${wall(asUtc)}${isoOffset(gap.before)} is ${tz.iso(asUtc - gap.before * 60_000)})`
+  );
 }
 
 /**
@@ -223,7 +246,8 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
   for (const [key, field] of [['from', 'fromMs'], ['to', 'toMs']] as const) {
     const v = optional(raw, key);
     if (v === undefined) continue;
-    const ms = parseTimeInput(v, timeZone);
+    const local: LocalReading = {};
+    const ms = parseTimeInput(v, timeZone, local);
     // Epoch seconds (10 digits today) read as milliseconds fall in January 1970, before any count: refused, not
     // answered with every row since then.
     if (/^\d{9,11}$/.test(v) && ms! < 1e11) {
@@ -248,6 +272,10 @@ export function parseQueryParams(raw: Record<string, string | undefined>, source
       throw new QueryError(
         `${name(key)}: must be an ISO 8601 time (2024-05-01T08:00:00Z; no zone means ${where}), a date (2024-05-01, midnight ${where}) or epoch milliseconds; got ${echo(v)}`,
       );
+    }
+    if (local.wall !== undefined) {
+      const gap = skippedLocalTime(v, local.wall, timeZone);
+      if (gap !== undefined) throw new QueryError(`${name(key)}: ${gap}`);
     }
     times[field] = ms;
   }

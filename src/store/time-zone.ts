@@ -119,6 +119,20 @@ export class TimeZone {
   }
 
   /**
+   * Where the clocks skip `wall` (a wall-clock time written as if it were UTC; spring forward): the instant they jump,
+   * the wall-clock times skipped, from `fromWall` up to `toWall`, and the offsets before and after; undefined for a
+   * time the clocks show.
+   */
+  skipped(wall: number): { at: number; fromWall: number; toWall: number; before: number; after: number } | undefined {
+    const t = this.toInstant(wall);
+    if (this.wall(t) === wall) return undefined;
+    const before = this.offset(wall - DAY_MS);
+    const after = this.offset(wall + DAY_MS);
+    const at = this.#change(wall - before * MINUTE_MS - DAY_MS / 2, wall - after * MINUTE_MS + DAY_MS / 2);
+    return { at, fromWall: at + before * MINUTE_MS, toWall: at + after * MINUTE_MS, before, after };
+  }
+
+  /**
    * The start of the local bucket `length` ms long (a minute, quarter hour, hour or day) holding instant `ms`. A
    * minute, quarter or hour starts where the local clock shows it (an hour shown twice when the clocks fall back is
    * two buckets), or, for the one in which the clocks change, at the change (Lord Howe Island's half-hour shift,
@@ -167,8 +181,12 @@ export class TimeZone {
   /** Instant `ms` as an ISO 8601 local time with its offset: "2026-03-29T00:00:00+01:00". */
   iso(ms: number): string {
     const offset = this.offset(ms);
-    const wall = new Date(ms + offset * MINUTE_MS).toISOString().slice(0, 19);
-    const abs = Math.abs(offset);
-    return `${wall}${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+    return `${new Date(ms + offset * MINUTE_MS).toISOString().slice(0, 19)}${isoOffset(offset)}`;
   }
+}
+
+/** An offset from UTC in minutes as ISO 8601 writes it: "+01:00", "-05:30". */
+export function isoOffset(minutes: number): string {
+  const abs = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
