@@ -15,23 +15,45 @@ function messageOf(bytes: Uint8Array): string {
 }
 
 const HINT = 'check that the camera URL serves image/jpeg snapshots';
+// An HTML page labelled image/jpeg is a login page as often as one labelled text/html: told where the login goes.
+const LOGIN_HINT = `${HINT}, and give its user and password (http://user:password@host/path) if it asks for a login`;
 
 describe('a frame that is not a JPEG', () => {
   it('an HTML login page, after a byte order mark and line ends, is shown by its first characters on one line', () => {
     const page = Buffer.from('\ufeff\r\n<!DOCTYPE html>\r\n<html>\n  <head><title>Camera login</title></head><body><form action="/login"></form></body></html>');
-    expect(messageOf(page)).toBe(`camera c1: frame: not a JPEG but an HTML page (starts with "<!DOCTYPE html> <html> <head><title>Camera login</title></he…"); ${HINT}`);
+    expect(messageOf(page)).toBe(`camera c1: frame: not a JPEG but an HTML page (starts with "<!DOCTYPE html> <html> <head><title>Camera login</title></he…"); ${LOGIN_HINT}`);
   });
 
   it('a login page with accented letters is text; one with a bidi override or a C1 control is not echoed', () => {
     const page = Buffer.from('<!DOCTYPE html><html><head><meta charset="utf-8"><title>Caméra – connexion</title></head></html>');
-    expect(messageOf(page)).toBe(`camera c1: frame: not a JPEG but an HTML page (starts with "<!DOCTYPE html><html><head><meta charset="utf-8"><title>Camé…"); ${HINT}`);
+    expect(messageOf(page)).toBe(`camera c1: frame: not a JPEG but an HTML page (starts with "<!DOCTYPE html><html><head><meta charset="utf-8"><title>Camé…"); ${LOGIN_HINT}`);
     // A character cut by the 256 bytes read is dropped, not a reason to call the page binary.
     const long = Buffer.from(`<html>${'é'.repeat(200)}</html>`);
-    expect(messageOf(long)).toBe(`camera c1: frame: not a JPEG but an HTML page (starts with "<html>${'é'.repeat(54)}…"); ${HINT}`);
+    expect(messageOf(long)).toBe(`camera c1: frame: not a JPEG but an HTML page (starts with "<html>${'é'.repeat(54)}…"); ${LOGIN_HINT}`);
     // U+202E turns the rest of a terminal line around; U+009B is a C1 terminal escape; invalid UTF-8 is binary.
     expect(messageOf(Buffer.from('login \u202efdp.exe'))).toBe(`camera c1: frame: not a JPEG (starts with 6c 6f 67 69, expected ff d8); ${HINT}`);
     expect(messageOf(Buffer.from('ok\u009b2J'))).toBe(`camera c1: frame: not a JPEG (starts with 6f 6b c2 9b, expected ff d8); ${HINT}`);
     expect(messageOf(Buffer.from([0x61, 0x62, 0xc3, 0x28]))).toBe(`camera c1: frame: not a JPEG (starts with 61 62 c3 28, expected ff d8); ${HINT}`);
+  });
+
+  it('an HTML page names the camera URL with user:password, or the query password it did not take, when the URL is known', () => {
+    const page = Buffer.from('  \n<!doctype html><html><body>Please log in</body></html>');
+    const at = (url: string): string => {
+      try {
+        inspectJpeg(page, 'camera c1: frame', url);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error('accepted as a JPEG');
+    };
+    expect(at('http://10.0.0.5:8080/cgi-bin/snapshot.cgi?chn=1')).toBe(
+      `camera c1: frame: not a JPEG but an HTML page (starts with "<!doctype html><html><body>Please log in</body></html>"); ${HINT}, and give its user and password (http://user:password@10.0.0.5:8080/path) if it asks for a login`,
+    );
+    expect(at('http://10.0.0.5/snap.cgi?usr=admin&pwd=secret')).toBe(
+      `camera c1: frame: not a JPEG but an HTML page (starts with "<!doctype html><html><body>Please log in</body></html>"); ${HINT}; if this is its login page, it did not take the user and password in the URL's query (pwd=): check them, or give them as http://user:password@10.0.0.5/path`,
+    );
+    // An XML or JSON answer is no login page: the plain hint.
+    expect(messageOf(Buffer.from('<?xml version="1.0"?><error/>'))).toMatch(new RegExp(`; ${HINT}$`));
   });
 
   it('a token or password in the echoed text is shown as ***', () => {

@@ -3,6 +3,7 @@
 
 import { DecodeError } from '../errors.js';
 import { hideTextSecrets } from '../secrets.js';
+import { webPageFix } from '../source/camera-url.js';
 
 export interface JpegInfo {
   readonly width: number;
@@ -35,21 +36,21 @@ function latin1(b: Uint8Array): string {
  * page, a JSON error, served as image/jpeg by some cameras) shown by its first characters; otherwise the first bytes
  * in hex.
  */
-function describeNotJpeg(bytes: Uint8Array): string {
+function describeNotJpeg(bytes: Uint8Array): { readonly text: string; readonly page: boolean } {
   const hex = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
   const other = OTHER_IMAGES.find(([, is]) => is(bytes));
-  if (other) return `but ${other[0]} (starts with ${hex})`;
+  if (other) return { text: `but ${other[0]} (starts with ${hex})`, page: false };
   // Text: UTF-8 (a byte order mark skipped) shown as one line of at most 60 characters; see textHead.
   const head = textHead(bytes.subarray(0, 256));
   if (head !== undefined) {
     const text = hideTextSecrets(head.replace(/\s+/g, ' ').trim());
     // Blanks and line ends only (a camera answering "\r\n"): there is nothing to quote.
-    if (text === '') return `but blank text, spaces and line ends only (starts with ${hex})`;
+    if (text === '') return { text: `but blank text, spaces and line ends only (starts with ${hex})`, page: false };
     const kind = /^<(!doctype html|html)\b/i.test(text) ? 'an HTML page' : text.startsWith('<') ? 'an HTML or XML document' : /^[{[]/.test(text) ? 'a JSON document' : 'text';
     const chars = Array.from(text); // by code point: an emoji or a CJK character beyond the BMP is not cut in two
-    return `but ${kind} (starts with "${chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : text}")`;
+    return { text: `but ${kind} (starts with "${chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : text}")`, page: kind === 'an HTML page' };
   }
-  return `(starts with ${hex || 'nothing'}, expected ff d8)`;
+  return { text: `(starts with ${hex || 'nothing'}, expected ff d8)`, page: false };
 }
 
 /**
@@ -104,10 +105,15 @@ function countScans(bytes: Uint8Array, i: number): number {
   return scans;
 }
 
-/** Reads the frame header (SOFn); throws DecodeError for non-JPEG, truncated or corrupt input. */
-export function inspectJpeg(bytes: Uint8Array, what = 'JPEG'): JpegInfo {
+/**
+ * Reads the frame header (SOFn); throws DecodeError for non-JPEG, truncated or corrupt input. An HTML page (a camera's
+ * login page labelled image/jpeg) is told where the user and password go, as one labelled text/html is
+ * (notAnImageError): in `url` where the caller knows it, else in a generic one.
+ */
+export function inspectJpeg(bytes: Uint8Array, what = 'JPEG', url = ''): JpegInfo {
   if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) {
-    throw new DecodeError('TC_ERR_DECODE_NOT_JPEG', `${what}: not a JPEG ${describeNotJpeg(bytes)}; ${CAMERA_HINTS.notJpeg}`);
+    const not = describeNotJpeg(bytes);
+    throw new DecodeError('TC_ERR_DECODE_NOT_JPEG', `${what}: not a JPEG ${not.text}; ${not.page ? webPageFix(CAMERA_HINTS.notJpeg, url, true) : CAMERA_HINTS.notJpeg}`);
   }
   // A complete JPEG ends with EOI (ff d9); some cameras pad a few bytes after it: NULs, or a line end or blanks (a
   // camera CGI that ends its answer with CRLF), which jpeg-js and libjpeg ignore (a frame refused for it stopped the

@@ -51,9 +51,16 @@ export interface ReplayResult {
 function fileMessage(failure: DecodeFailure, file: string | undefined): string {
   if (file === undefined) return failure.message;
   const message = failure.message.replace(frameName(failure.cameraId, failure.seq), file);
-  if (failure.code === 'TC_ERR_DECODE_NOT_JPEG') return `${message.replace(`; ${CAMERA_HINTS.notJpeg}`, '')}; every .jpg/.jpeg file in --frames must be a JPEG image: replace or remove this one`;
+  // The camera's fix is the end of the message (for an HTML page, with where a login goes): cut from its start.
+  if (failure.code === 'TC_ERR_DECODE_NOT_JPEG') return `${cutFrom(message, `; ${CAMERA_HINTS.notJpeg}`)}; every .jpg/.jpeg file in --frames must be a JPEG image: replace or remove this one`;
   if (failure.code === 'TC_ERR_DECODE_CORRUPT') return `${message.replace(`; ${CAMERA_HINTS.truncated}`, '')}; the file is damaged (an interrupted copy or download?): copy it again or remove it`;
   return message;
+}
+
+/** `message` up to where `tail` begins, or all of it. */
+function cutFrom(message: string, tail: string): string {
+  const at = message.lastIndexOf(tail);
+  return at < 0 ? message : message.slice(0, at);
 }
 
 /**

@@ -59,6 +59,18 @@ export function loginExample(url: string, keepPath = true): string {
   return hideQuerySecrets(parsed.href);
 }
 
+/**
+ * The fix for a camera URL that answered a web page (its login page, perhaps): `lead`, what to check first, then
+ * where the user and password go, or, for a URL giving its password in the query, that the camera did not take it.
+ * `url` '' (unknown to the caller) gives the generic example. `give`: the lead's verb is not "give", so say it.
+ */
+export function webPageFix(lead: string, url: string, give = false): string {
+  const param = queryPasswordParam(url);
+  return param === undefined
+    ? `${lead}, and ${give ? 'give ' : ''}its user and password (${loginExample(url, false)}) if it asks for a login`
+    : `${lead}; if this is its login page, it did not take the user and password in the URL's query (${param}=): check them, or give them as ${loginExample(url, false)}`;
+}
+
 /** Query parameters that carry a camera's password (`?usr=admin&pwd=…`): PASSWORD_NAMES, some of those hidden in messages. */
 const PASSWORD_PARAM = new RegExp(`[?&;](${PASSWORD_NAMES})=`, 'i');
 

@@ -89,7 +89,7 @@ export async function probeCameraSize(
         for await (const frame of source.frames(stop.signal)) {
           if (!size) {
             try {
-              size = inspectJpeg(frame.jpeg, `--camera ${hideUrlPassword(url)}`);
+              size = inspectJpeg(frame.jpeg, `--camera ${hideUrlPassword(url)}`, url);
             } catch (err) {
               // One frame cut short (a download interrupted) is not the camera: the next is asked for, as the daemon
               // would; NOT_IMAGE_ANSWERS in a row are the camera's. Before, one ended `run --camera` at once.

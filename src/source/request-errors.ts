@@ -4,7 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 
 import { SourceError } from '../errors.js';
-import { hideUrlPassword, loginExample, queryPasswordParam } from './camera-url.js';
+import { hideUrlPassword, webPageFix } from './camera-url.js';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
@@ -174,15 +174,12 @@ const notAnImage = new WeakSet<Error>();
  */
 export function notAnImageError(cameraId: string, url: string, status: number, contentType: string): SourceError {
   const type = contentType.split(';', 1)[0].trim().toLowerCase();
-  // A URL with its password in the query (`?usr=admin&pwd=…`) that got a page: the camera did not take them.
-  const param = queryPasswordParam(url);
   const what = type.includes('html') ? 'an HTML page' : type.includes('json') ? 'a JSON document' : type.includes('xml') ? 'an XML document' : 'text';
   const err = new SourceError(
     'TC_ERR_SOURCE_HTTP',
     `camera ${cameraId}: GET ${url} answered HTTP ${status} with ${what} (Content-Type "${contentType}"), not a JPEG snapshot or MJPEG stream; ` +
-      (param === undefined
-        ? `give the camera's snapshot or stream URL, and its user and password (${loginExample(url, false)}) if it asks for a login`
-        : `give the camera's snapshot or stream URL; if this is its login page, it did not take the user and password in the URL's query (${param}=): check them, or give them as ${loginExample(url, false)}`),
+      // A URL with its password in the query (`?usr=admin&pwd=…`) that got a page: the camera did not take them.
+      webPageFix("give the camera's snapshot or stream URL", url),
     // The status, as for other answers: the daemon's repeated-error log tells this answer from other HTTP ones by it.
     { status },
   );
