@@ -12,6 +12,7 @@ import { checkZeromqKey } from './channel/zeromq-key.js';
 import type { FrameChannel, ChannelStats } from './channel/frame-channel.js';
 import type { JpegFrame } from './channel/messages.js';
 import { frameName } from './decode/decode-to-frame.js';
+import { namingCameraUrl } from './decode/jpeg-header.js';
 import { CountStore } from './store/count-store.js';
 import { createSource } from './source/create-source.js';
 import { abortableSleep } from './source/abortable-sleep.js';
@@ -522,17 +523,18 @@ export class Daemon implements AsyncDisposable {
       }
       p.load.cameOut();
       if (out.kind === 'error') {
+        const message = namingCameraUrl(out.failure.message, p.camera.url);
         p.stats.decodeErrors++;
         p.stats.decodeErrorsByCode[out.failure.code] = (p.stats.decodeErrorsByCode[out.failure.code] ?? 0) + 1;
-        p.stats.lastError = out.failure.message;
-        p.skipReason = out.failure.message;
+        p.stats.lastError = message;
+        p.skipReason = message;
         if (seq === p.latestImageSeq) p.latestImageUsable = false;
         this.#store.addFrameTicks(cameraId, out.failure.capturedAt, { decodeErrors: 1 });
         // Once per camera and code, then that code's every 100th or after 10 minutes (see RepeatLog), while frames
         // keep failing (not twice a second), also when good frames come in between (a camera sending every other
         // frame cut short) or another code does.
         if (p.decodeLog.say(out.failure.code).say) {
-          this.#log.warn(`${out.failure.message} [${out.failure.code}]; frame skipped (${p.stats.decodeErrors} so far; this error is said again at its 100th time since or after 10 minutes)`);
+          this.#log.warn(`${message} [${out.failure.code}]; frame skipped (${p.stats.decodeErrors} so far; this error is said again at its 100th time since or after 10 minutes)`);
         }
         continue;
       }

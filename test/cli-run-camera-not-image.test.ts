@@ -3,6 +3,7 @@
 // is reachable" in a row. Now three such answers in a row end it (about 2 s) with one message: the URL, what came
 // back, the fix; a camera starting up, whose first answers are a "starting" page and the next ones pictures, is
 // probed and counted. 401 and 403 end it at once, naming the credentials.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jpegJs from 'jpeg-js';
 import { describe, expect, it } from 'vitest';
@@ -64,5 +65,32 @@ describe('run --camera with a camera that answers no image', () => {
     const r = await runCli(['run', '--camera', camera.url, '--db', join(tempDir(), 'counts.db'), '--duration', '2']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('640x360 frames, analysed at');
+  }, 30_000);
+});
+
+describe('a camera that serves its HTML login page labelled image/jpeg', () => {
+  const page = '\r\n  <!DOCTYPE html><html><head><title>Login</title></head><body><form></form></body></html>';
+  const advice = (host: string): string =>
+    `check that the camera URL serves image/jpeg snapshots, and give its user and password (http://admin:password@${host}/path) if it asks for a login`;
+
+  it('run --camera: the probe names where the user and password go, as for a page labelled text/html', async () => {
+    const camera = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(page));
+    const r = await runCli(['run', '--camera', camera.url.replace('http://', 'http://admin:s3cret@'), '--db', join(tempDir(), 'counts.db'), '--duration', '1']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(`not a JPEG but an HTML page (starts with "<!DOCTYPE html><html><head><title>Login</title></head><body>…"); ${advice(new URL(camera.url).host)}`);
+    expect(r.stderr).not.toContain('s3cret');
+  }, 30_000);
+
+  it("run --config: the daemon's warning names the camera's own URL, not a generic one", async () => {
+    const camera = await startCamera((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(page));
+    const dir = tempDir();
+    const config = join(dir, 'cameras.json');
+    const url = camera.url.replace('http://', 'http://admin:s3cret@');
+    writeFileSync(config, JSON.stringify({ cameras: [{ id: 'gate', url, roi: [[0, 0], [100, 0], [100, 100], [0, 100]], lines: [{ id: 'l', from: [0, 50], to: [100, 50] }] }] }));
+    const r = await runCli(['run', '--config', config, '--db', join(dir, 'counts.db'), '--duration', '2']);
+    const out = r.stdout + r.stderr;
+    expect(out).toContain(`camera gate frame 1: not a JPEG but an HTML page`);
+    expect(out).toContain(`${advice(new URL(camera.url).host)} [TC_ERR_DECODE_NOT_JPEG]`);
+    expect(out).not.toContain('s3cret');
   }, 30_000);
 });

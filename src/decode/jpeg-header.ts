@@ -106,6 +106,15 @@ function countScans(bytes: Uint8Array, i: number): number {
 }
 
 /**
+ * A decoder's message for a frame of the camera at `url` (decoders do not know it): an HTML page's fix, given with a
+ * generic URL there, names the camera's own (as notAnImageError does for a page labelled text/html).
+ */
+export function namingCameraUrl(message: string, url: string | undefined): string {
+  const generic = `; ${webPageFix(CAMERA_HINTS.notJpeg, '', true)}`;
+  return url === undefined || !message.endsWith(generic) ? message : `${message.slice(0, -generic.length)}; ${webPageFix(CAMERA_HINTS.notJpeg, url, true)}`;
+}
+
+/**
  * Reads the frame header (SOFn); throws DecodeError for non-JPEG, truncated or corrupt input. An HTML page (a camera's
  * login page labelled image/jpeg) is told where the user and password go, as one labelled text/html is
  * (notAnImageError): in `url` where the caller knows it, else in a generic one.
