@@ -59,8 +59,11 @@ export async function probeCameraSize(
     }).cameras[0]!;
     kind = camera.kind;
     let other: Kind | undefined;
-    let final: SourceError | undefined;
+    let final: Error | undefined;
     let notImage = 0;
+    // Answers in a row that are not a JPEG (a login page labelled image/jpeg), and the latest one's error.
+    let broken = 0;
+    let brokenErr: DecodeError | undefined;
     // One controller, aborted by our own timer or a wrong kind: an AbortSignal.timeout inside AbortSignal.any
     // was garbage-collected before it fired, and the probe then waited forever.
     const stop = new AbortController();
@@ -80,12 +83,19 @@ export async function probeCameraSize(
           stop.abort();
         }
       },
+      // The same bytes again (a login page labelled image/jpeg is the same page each time) are not handed on as a
+      // frame: they are that broken answer again. Before, they went uncounted and the probe waited its 15 s.
+      onUnchanged: () => {
+        if (brokenErr !== undefined && ++broken >= NOT_IMAGE_ANSWERS) {
+          final = brokenErr;
+          stop.abort();
+        }
+      },
     });
     try {
       let size: { width: number; height: number } | undefined;
       const at: number[] = [];
       try {
-        let broken = 0;
         for await (const frame of source.frames(stop.signal)) {
           if (!size) {
             try {
@@ -95,9 +105,11 @@ export async function probeCameraSize(
               // would; NOT_IMAGE_ANSWERS in a row are the camera's. Before, one ended `run --camera` at once.
               if (!(err instanceof DecodeError) || ++broken >= NOT_IMAGE_ANSWERS) throw err;
               lastError = err;
+              brokenErr = err;
               continue;
             }
           }
+          brokenErr = undefined;
           at.push(Date.now());
           // A stream's frame interval is what its pollIntervalMs must be (the slots its uptime counts): measured
           // over a few more frames, for at most STREAM_MEASURE_MS. The config printed without it counted a 5-fps
