@@ -47,19 +47,6 @@ describe('config validation', () => {
     expect(errorOf(() => validateConfig({ cameras: [camera()], decodeTimeoutMs: 500 })).message).toMatch(/^decodeTimeoutMs: .*1000/);
   });
 
-  it('refuses maxDecodeMemoryMB too small for the maxMegapixels set beside it: those frames would all be refused at decode', () => {
-    const err = errorOf(() => validateConfig({ cameras: [camera({ maxMegapixels: 50, maxDecodeMemoryMB: 8 })] }));
-    expect(err.code).toBe('TC_ERR_CONFIG');
-    expect(err.message).toBe(
-      'cameras[0].maxDecodeMemoryMB: 8 MB decodes frames up to about 0.36 MP, but maxMegapixels is 50: every frame between would be refused at decode; ' +
-        'raise maxDecodeMemoryMB to 1100 (22 MB per megapixel), lower maxMegapixels to 0.36, or leave maxDecodeMemoryMB out (it then follows maxMegapixels)',
-    );
-    // Each alone, or both in step, is taken; 64 MB (the old default) beside the default 4 MP too.
-    expect(validateConfig({ cameras: [camera({ maxMegapixels: 50 })] }).cameras[0]!.maxDecodeMemoryMB).toBe(1100);
-    expect(validateConfig({ cameras: [camera({ maxDecodeMemoryMB: 64 })] }).cameras[0]!.maxDecodeMemoryMB).toBe(64);
-    expect(validateConfig({ cameras: [camera({ maxMegapixels: 2, maxDecodeMemoryMB: 44 })] }).cameras[0]!.maxDecodeMemoryMB).toBe(44);
-  });
-
   it('refuses an ROI corner left of or above the frame at load, naming the corner: no frame has such a pixel', () => {
     const left = errorOf(() => validateConfig({ cameras: [camera({ roi: [[0, 0], [100, 0], [100, 100], [-5, 100]] })] }));
     expect(left.code).toBe('TC_ERR_CONFIG');

@@ -249,16 +249,6 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
     throw new ConfigError(`${path}.backoffMaxMs: must be at least backoffInitialMs (${backoffInitialMs}), got ${backoffMaxMs}`);
   }
   const maxMegapixels = num(raw, 'maxMegapixels', path, d.maxMegapixels, 0.01, MAX_MEGAPIXELS);
-  const maxDecodeMemoryMB = num(raw, 'maxDecodeMemoryMB', path, Math.max(d.maxDecodeMemoryMB, decodeMemoryFor(maxMegapixels)), 8, 4096);
-  // Both set, and at odds: frames between what the memory lets in and maxMegapixels would each be refused at decode.
-  // Only where the config sets both (a maxDecodeMemoryMB of 64, the old default, beside the default 4 MP is taken).
-  if (raw.maxMegapixels !== undefined && raw.maxDecodeMemoryMB !== undefined && maxDecodeMemoryMB < decodeMemoryFor(maxMegapixels)) {
-    const fits = Math.floor((maxDecodeMemoryMB / 22) * 100) / 100;
-    throw new ConfigError(
-      `${path}.maxDecodeMemoryMB: ${maxDecodeMemoryMB} MB decodes frames up to about ${fits} MP, but maxMegapixels is ${maxMegapixels}: ` +
-        `every frame between would be refused at decode; raise maxDecodeMemoryMB to ${decodeMemoryFor(maxMegapixels)} (22 MB per megapixel), lower maxMegapixels to ${fits}, or leave maxDecodeMemoryMB out (it then follows maxMegapixels)`,
-    );
-  }
   return Object.freeze({
     id: cameraId,
     ...(url !== undefined ? { url } : {}),
@@ -269,7 +259,7 @@ function validateCamera(raw: unknown, path: string, opts: ValidateOptions): Came
     backoffInitialMs,
     backoffMaxMs,
     maxMegapixels,
-    maxDecodeMemoryMB,
+    maxDecodeMemoryMB: num(raw, 'maxDecodeMemoryMB', path, Math.max(d.maxDecodeMemoryMB, decodeMemoryFor(maxMegapixels)), 8, 4096),
     frozenAfterMs: num(raw, 'frozenAfterMs', path, d.frozenAfterMs, 1_000, 86_400_000),
     ...tls,
     roi,
