@@ -343,6 +343,22 @@ test('a decoder back after a stall answers its old job first: that stale answer 
   expect(ch.stats()).toMatchObject({ delivered: 1, dropped: 1 });
 });
 
+test('a remote decoder forgotten for a job past decodeTimeoutMs is said to be forgotten, with the count, and back when it answers again', async () => {
+  const said = warnings();
+  const info: string[] = [];
+  const ch = new ZeromqChannel({ maxInFlight: 4, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0', decodeTimeoutMs: 1_000, onInfo: (m) => info.push(m) });
+  onTestFinished(() => ch.close());
+  await ch.start();
+  await timedOutAndBack(ch);
+  const timedOut = said.filter((w) => w.includes('did not answer within 1000 ms'));
+  expect(timedOut).toHaveLength(1);
+  expect(timedOut[0]).toMatch(/; dropping its frame; forgotten until it answers again; 0 remote decoder\(s\) connected now/);
+  // Joined once; then back, not "joined" a second time as if new.
+  expect(info).toHaveLength(2);
+  expect(info[0]).toMatch(/^zeromq channel: remote decoder \S+ \(jpeg-js\) joined; 1 remote decoder\(s\) connected now$/);
+  expect(info[1]).toMatch(/^zeromq channel: remote decoder \S+ \(jpeg-js\) is back \(it had been forgotten\); 1 remote decoder\(s\) connected now$/);
+});
+
 test('a decoder that returns a frame over the camera\'s megapixel limit has it refused as too large, and frames still flow', async () => {
   const ch = new ZeromqChannel({ maxInFlight: 1, decoders: 0, decoder: 'jpeg-js', endpoint: 'tcp://127.0.0.1:0' });
   onTestFinished(() => ch.close());

@@ -39,6 +39,8 @@ const CHILD_FILE = fileURLToPath(new URL('../decode/zeromq-decoder-child.js', im
 export const ZEROMQ_MAX_GROWN_IN_FLIGHT = 64;
 /** An idle decoder announces 'ready' every second; one silent this long is gone (killed, or its host down). */
 const IDLE_PEER_SILENCE_MS = 5_000;
+/** Remote decoders remembered as forgotten (for "is back"); past this many the oldest is dropped. */
+const MAX_FORGOTTEN_KEYS = 256;
 /**
  * A remote decoder that has not returned a frame yet is on trial: its job's frame holds back later frames that are
  * done for this long at most, then is dropped (the decoder still proves itself if it answers in time), and the next
@@ -165,6 +167,8 @@ export class ZeromqChannel implements FrameChannel {
   readonly #onInfo: ((message: string) => void) | undefined;
   readonly #queue: InFlightQueue;
   readonly #peers = new Map<string, Peer>();
+  /** Remote decoders forgotten (silent, or a job past decodeTimeoutMs) and not back yet: see #rememberForgotten. */
+  readonly #forgottenKeys = new Set<string>();
   /** Per peer key, its failures and when it may be tried again (TRIAL_RETRY_MS); bounded by FAILURES_KEPT. */
   readonly #failures = new Map<string, { count: number; until: number }>();
   /** maxInFlight as given; the queue's own bound grows from it with the decoders (#fitInFlight). */
@@ -376,6 +380,13 @@ export class ZeromqChannel implements FrameChannel {
   }
 
   /** How many remote decoders are connected now, for the lines that say one joined or left. */
+  /** A remote decoder forgotten for silence or a job past decodeTimeoutMs: its return is said as such (bounded, oldest out). */
+  #rememberForgotten(key: string): void {
+    this.#forgottenKeys.delete(key);
+    this.#forgottenKeys.add(key);
+    if (this.#forgottenKeys.size > MAX_FORGOTTEN_KEYS) this.#forgottenKeys.delete(this.#forgottenKeys.values().next().value!);
+  }
+
   #remoteNow(): string {
     let n = 0;
     for (const p of this.#peers.values()) if (p.local === undefined) n++;
@@ -466,7 +477,8 @@ export class ZeromqChannel implements FrameChannel {
       this.#peers.set(key, peer);
       if (!local && !this.#closing) {
         const what = msg.type === 'ready' && typeof msg.decoder === 'string' ? ` (${msg.decoder})` : '';
-        this.#onInfo?.(`zeromq channel: remote decoder ${key}${what} joined${this.#remoteNow()}`);
+        const back = this.#forgottenKeys.delete(key);
+        this.#onInfo?.(`zeromq channel: remote decoder ${key}${what} ${back ? 'is back (it had been forgotten)' : 'joined'}${this.#remoteNow()}`);
       }
       if (local && !local.ready) {
         local.ready = true;
@@ -669,6 +681,7 @@ export class ZeromqChannel implements FrameChannel {
         // load. Local children are not judged so: their exit says when they die.
         if (onTime && peer.local === undefined && now - peer.heardAt > IDLE_PEER_SILENCE_MS) {
           this.#forget(peer.key);
+          this.#rememberForgotten(peer.key);
           process.emitWarning(
             `zeromq channel: remote decoder ${peer.key} fell silent (no word from it for ${IDLE_PEER_SILENCE_MS / 1000} s: stopped, or its host or link ` +
               `down); forgotten until it says it is ready again${this.#remoteNow()}`,
@@ -679,13 +692,18 @@ export class ZeromqChannel implements FrameChannel {
       if (now - peer.jobSince < this.#opts.decodeTimeoutMs) continue;
       const held = heldFrameNote(this.#queue.frameOf(peer.job.id));
       const local = peer.local === undefined ? undefined : this.#locals[peer.local];
-      const done = local ? 'it is hung (stopped or stuck), so it is killed and restarted and its frame dropped' : 'dropping its frame';
+      this.#forget(peer.key, this.#opts.decodeTimeoutMs);
+      // A remote one is forgotten until it answers again: said with the count, as a leaving one is, and its return
+      // is said as such (it was logged "joined" again, nameless: its first word back is seldom 'ready').
+      if (!local) this.#rememberForgotten(peer.key);
+      const done = local
+        ? 'it is hung (stopped or stuck), so it is killed and restarted and its frame dropped'
+        : `dropping its frame; forgotten until it answers again${this.#remoteNow()}`;
       process.emitWarning(`zeromq channel: decoder ${peer.key} did not answer within ${this.#opts.decodeTimeoutMs} ms${held.on}; ${done}${held.fix}`);
       if (local) {
         local.killedHung = true;
         local.proc.kill('SIGKILL'); // restarted on exit, at once: no crash
       }
-      this.#forget(peer.key, this.#opts.decodeTimeoutMs);
     }
   }
 
