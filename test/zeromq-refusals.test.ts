@@ -45,6 +45,38 @@ test('hang-ups that no refusal explains are said once, after a short wait, then 
   expect(said).toEqual(['hung up', 'hung up (6 refusals of this kind since last said)']);
 });
 
+test('a hang-up seconds after a refusal with a cause is that refusal\'s other end too: not a second line (a loaded machine)', () => {
+  // The full test run saw both lines: a decoder without the key refused with its cause, and its next try, over 2 s
+  // later, ended in a hang-up that was said as well.
+  const { refusals, said } = log();
+  refusals.refused('ERR_ZMTP_MECHANISM_MISMATCH', 'no key');
+  vi.advanceTimersByTime(5_000);
+  refusals.hungUp('hung up');
+  vi.advanceTimersByTime(30_000);
+  refusals.hungUp('hung up');
+  vi.advanceTimersByTime(10_000);
+  expect(said).toEqual(['no key']);
+});
+
+test('hang-ups while one waits to be said are counted in it, not dropped (the count said was too low)', () => {
+  const { refusals, said } = log();
+  refusals.hungUp('hung up');
+  vi.advanceTimersByTime(500);
+  refusals.hungUp('hung up');
+  refusals.hungUp('hung up');
+  vi.advanceTimersByTime(2_000);
+  expect(said).toEqual(['hung up (3 refusals of this kind since last said)']);
+  // Explained by a refusal with a cause: the waiting ones go with it, uncounted as hang-ups.
+  vi.advanceTimersByTime(60_000);
+  refusals.hungUp('hung up');
+  refusals.hungUp('hung up');
+  refusals.refused('ERR_ZMTP_MECHANISM_MISMATCH', 'no key');
+  vi.advanceTimersByTime(70_000);
+  refusals.hungUp('hung up');
+  vi.advanceTimersByTime(2_000);
+  expect(said).toEqual(['hung up (3 refusals of this kind since last said)', 'no key', 'hung up']);
+});
+
 test('refusals of one cause are said once a minute, each cause on its own; close() drops a hang-up not said yet', () => {
   const { refusals, said } = log();
   for (let i = 0; i < 3; i++) refusals.refused('key', 'their key');

@@ -3,12 +3,12 @@
 // count since; not every 100th (RepeatLog): a peer can be refused thousands of times a second, and anyone who reaches
 // the port can do it. A peer hanging up during the handshake is most often the other end of such a refusal (whichever
 // end finds the mismatch first hangs up; the other sees a broken pipe): it is said only when no refusal with a cause
-// comes within HANG_UP_EXPLAINED_MS of it. Before, one decoder without the key was said twice at once, by turns
+// comes within HANG_UP_EXPLAINED_MS after it, nor came within REFUSAL_REPEAT_MS before it. Before, one decoder without the key was said twice at once, by turns
 // ("refused a peer … that has no key …", then "a peer … hung up during the handshake (Broken pipe) …").
 
 /** A kind of refused peer is said at most this often. */
 export const REFUSAL_REPEAT_MS = 60_000;
-/** A hang-up this close to a refusal with a cause (before or after it: a decoder tries again within ~1 s) is that one's. */
+/** A hang-up this close before a refusal with a cause (a decoder tries again within ~1 s) is that one's; after one, see hungUp. */
 export const HANG_UP_EXPLAINED_MS = 2_000;
 
 export class RefusalLog {
@@ -18,6 +18,8 @@ export class RefusalLog {
   #causedAt = Number.NEGATIVE_INFINITY;
   /** A hang-up waiting for a refusal with a cause to explain it; said when none comes. */
   #hangUp: NodeJS.Timeout | undefined;
+  /** Hang-ups while that one waits: counted in what is said of it (they were dropped, the count said too low). */
+  #hangUpsWaiting = 0;
 
   /** `say`: one line of the daemon's log (a warning). */
   constructor(say: (message: string) => void) {
@@ -29,15 +31,23 @@ export class RefusalLog {
     this.#causedAt = Date.now();
     clearTimeout(this.#hangUp);
     this.#hangUp = undefined;
+    this.#hangUpsWaiting = 0;
     this.#tell(cause, what);
   }
 
   /** A peer hung up during the handshake: said as `what` unless a refusal with a cause explains it. */
   hungUp(what: string): void {
-    if (Date.now() - this.#causedAt < HANG_UP_EXPLAINED_MS || this.#hangUp !== undefined) return;
+    // After a refusal with a cause, for as long as that cause's line stands (REFUSAL_REPEAT_MS), a hang-up is most
+    // likely its other end too (a decoder tries again every 1–2 s, slower on a loaded machine): within 2 s only, both
+    // lines were said on a busy machine.
+    if (Date.now() - this.#causedAt < REFUSAL_REPEAT_MS) return;
+    this.#hangUpsWaiting++;
+    if (this.#hangUp !== undefined) return;
     this.#hangUp = setTimeout(() => {
       this.#hangUp = undefined;
-      this.#tell('hang-up', what);
+      const n = this.#hangUpsWaiting;
+      this.#hangUpsWaiting = 0;
+      this.#tell('hang-up', what, n);
     }, HANG_UP_EXPLAINED_MS);
     this.#hangUp.unref();
   }
@@ -46,12 +56,14 @@ export class RefusalLog {
   close(): void {
     clearTimeout(this.#hangUp);
     this.#hangUp = undefined;
+    this.#hangUpsWaiting = 0;
   }
 
-  #tell(cause: string, what: string): void {
+  /** Says `what` for `n` refusals of `cause`, or counts them toward the next line (at most one per REFUSAL_REPEAT_MS). */
+  #tell(cause: string, what: string, n = 1): void {
     const now = Date.now();
     const seen = this.#seen.get(cause);
-    const since = (seen?.since ?? 0) + 1;
+    const since = (seen?.since ?? 0) + n;
     if (seen !== undefined && now - seen.atMs < REFUSAL_REPEAT_MS) {
       seen.since = since;
       return;
