@@ -75,6 +75,8 @@ export const ZMQ_SOCKET_DEFAULTS = {
 
 /** On Ctrl-C, how long a send under way may take before the decoder stops without its goodbye, ms. */
 const BYE_WAIT_MS = 1_000;
+/** After the goodbye, how long the connection stays open (jobs ignored) for the daemon to read it, ms; within BYE_WAIT_MS. */
+const BYE_GRACE_MS = 250;
 
 /** A name lookup that takes longer than this is not waited for (the decoder's usual message is said). */
 const LOOKUP_TIMEOUT_MS = 3_000;
@@ -261,7 +263,11 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   let sending = false;
   // The send under way, if any: a socket takes one at a time.
   let inFlight: Promise<void> | undefined;
+  // Set at Ctrl-C: from then on only the goodbye goes out. A frame or 'ready' sent after it reached the daemon as
+  // a decoder joining again (and the daemon had already dropped that frame at the goodbye).
+  let stopping = false;
   const send = async (msg: ZmqFromDecoder, pixels?: Uint8Array): Promise<void> => {
+    if (stopping && msg.type !== 'bye') return;
     sending = true;
     const sent = sock.send(pixels ? [JSON.stringify(msg), pixels] : [JSON.stringify(msg)]);
     inFlight = sent.catch(() => {});
@@ -277,11 +283,17 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
     // way, the 'ready's announced behind it) are let go first, and the goodbye waits for room, all for up to
     // BYE_WAIT_MS: skipping it then (as before) had the daemon log "went away: its connection closed without a
     // goodbye" for a plain Ctrl-C. With no analyzer connected there is no one to tell: stopped at once.
+    stopping = true;
     if (!connected) return close();
     let waited: NodeJS.Timeout | undefined;
     const goodbye = (async (): Promise<void> => {
       while (sending && inFlight !== undefined) await inFlight;
-      if (!sock.closed) await send({ type: 'bye' });
+      if (sock.closed) return;
+      await send({ type: 'bye' });
+      // Connected a moment longer, jobs ignored, so that the daemon reads the goodbye before the connection closes:
+      // a job it sent meanwhile to a closed connection failed ("cannot send to remote decoder …: it is no longer
+      // connected … forgetting it", a warning for a plain Ctrl-C) and the goodbye then went unheard.
+      await new Promise((r) => setTimeout(r, BYE_GRACE_MS));
     })();
     void Promise.race([goodbye, new Promise<void>((r) => (waited = setTimeout(r, BYE_WAIT_MS)))])
       .catch(() => {})
@@ -317,6 +329,7 @@ export async function runZeromqDecoder(opts: ZeromqDecoderOptions): Promise<void
   }
 
   async function handle(parts: Buffer[]): Promise<void> {
+    if (stopping) return; // a job sent before the daemon read the goodbye: it has dropped that frame already
     let job: ZmqDecodeJob;
     try {
       const raw = JSON.parse(parts[0]!.toString('utf8')) as ZmqDecodeJob;
