@@ -1,6 +1,6 @@
 // `traffic-counter camera-sim`: serves the synthetic traffic camera until interrupted.
 
-import { hostNote, isWildcardHost } from './wildcard-host.js';
+import { URL_HOST_PORT, hostNote, isWildcardHost } from './wildcard-host.js';
 import { parseCliArgs, numberFlag, describeRule, PORT_RULE, type NumberRule } from './parse-cli-args.js';
 import { startCameraSim } from '../source/camera-sim/camera-sim-server.js';
 import { SCENARIOS, type ScenarioName } from '../source/camera-sim/index.js';
@@ -63,7 +63,7 @@ export async function cameraSimCommand(argv: string[]): Promise<number> {
   });
   // Bound on every interface (--host 0.0.0.0), "http://0.0.0.0:PORT/snapshot.jpg" is no URL to give a daemon on
   // another host or container (it sends it to itself): the URLs are given with HOST, and what to put for it.
-  const m = /^http:\/\/(\[[^\]]*\]|[^:/]+):(\d+)$/.exec(sim.url);
+  const m = URL_HOST_PORT.exec(sim.url);
   const wildcard = m !== null && isWildcardHost(m[1]!);
   const base = wildcard ? `http://HOST:${m[2]}` : sim.url;
   const note = wildcard ? `  ${hostNote(m[1] !== '0.0.0.0')}, as the daemon's host reaches it (on this machine 127.0.0.1)\n` : '';

@@ -13,7 +13,7 @@ import { probeCameraSize } from '../source/probe-camera-size.js';
 import { hideUrlPassword } from '../source/camera-url.js';
 import { ConfigError, DecodeError, StoreError, UsageError } from '../errors.js';
 import { checkZeromqKey } from '../channel/zeromq-key.js';
-import { hostNote } from './wildcard-host.js';
+import { URL_HOST_PORT, hostNote, isWildcardHost } from './wildcard-host.js';
 import { refuseTakenIpcPath } from '../channel/ipc-socket-file.js';
 import { WriterLock, dbFolderProblem } from '../store/index.js';
 
@@ -317,8 +317,8 @@ async function refuseBeforeStart(config: Config): Promise<void> {
  * is no address to connect to: "decoders connect to tcp://0.0.0.0:42513" sent a decoder on another host to itself.
  */
 function decoderEndpoint(endpoint: string): { endpoint: string; note: string } {
-  const m = /^tcp:\/\/(0\.0\.0\.0|\*|\[::\]):(\d+)$/.exec(endpoint);
-  if (!m) return { endpoint, note: '' };
+  const m = URL_HOST_PORT.exec(endpoint);
+  if (!m || !isWildcardHost(m[1]!)) return { endpoint, note: '' };
   return { endpoint: `tcp://HOST:${m[2]}`, note: `; ${hostNote(m[1] === '[::]')}, as the decoders' hosts reach it` };
 }
 
@@ -328,8 +328,8 @@ function decoderEndpoint(endpoint: string): { endpoint: string; note: string } {
  * refuse it. Named as the zeromq endpoint is: HOST to fill in, and loopback for this machine.
  */
 function httpAddress(url: string): string {
-  const m = /^http:\/\/(0\.0\.0\.0|\[::\]):(\d+)$/.exec(url);
-  if (!m) return `${url}/`;
+  const m = URL_HOST_PORT.exec(url);
+  if (!m || !isWildcardHost(m[1]!)) return `${url}/`;
   return `http://HOST:${m[2]}/ (on this machine http://127.0.0.1:${m[2]}/; from others ${hostNote(m[1] === '[::]')})`;
 }
 

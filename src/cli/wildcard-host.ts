@@ -6,7 +6,10 @@ import { hostname, networkInterfaces } from 'node:os';
 /** Addresses named, at most. */
 const ADDRESSES_SHOWN = 4;
 
-/** The wildcard host of a URL or endpoint's host part ("0.0.0.0", "*", "[::]" or "::"), or undefined. */
+/** A URL or endpoint with no path (http://HOST:PORT, tcp://HOST:PORT): [1] its host ([::] bracketed), [2] its port. */
+export const URL_HOST_PORT = /^[a-z]+:\/\/(\[[^\]]*\]|[^:/]+):(\d+)$/;
+
+/** Whether a URL or endpoint's host part is a wildcard bind ("0.0.0.0", "*", "[::]" or "::"). */
 export function isWildcardHost(host: string): boolean {
   return host === '0.0.0.0' || host === '*' || host === '[::]' || host === '::';
 }
